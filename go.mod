@@ -1,0 +1,5 @@
+module github.com/btfgate/btfgate
+
+go 1.26
+
+require github.com/klauspost/compress v1.20.4
