@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds btfgate and encodes a kernel, printing a summary.
+#   scripts/encode.sh            encode the corpus kernel (../shared/corpus)
+#   scripts/encode.sh VMLINUX    encode the kernel you name
+# The BTF goes to ${OUT:-/tmp/btfgate-vmlinux.btf}; extra flags for
+# `btfgate encode` can be given in BTFGATE_FLAGS (e.g. "--features=default -j2").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go build -o bin/btfgate ./cmd/btfgate
+
+kernel=${1:-}
+if [ -z "$kernel" ]; then
+  src=../shared/corpus/vmlinux-6.1.0-57-amd64.norela.zst
+  [ -f "$src" ] || { echo "no kernel given and no corpus at $src" >&2; exit 2; }
+  cache=${BTFGATE_CACHE:-$HOME/.cache/btfgate/corpus}
+  kernel=$cache/vmlinux-6.1.0-57-amd64.norela
+  if [ ! -f "$kernel" ]; then
+    command -v zstd >/dev/null || { [ "$(id -u)" = 0 ] && apt-get install -y -qq zstd >/dev/null; }
+    mkdir -p "$cache"
+    zstd -q -d "$src" -o "$kernel.tmp" && mv "$kernel.tmp" "$kernel"
+  fi
+fi
+out=${OUT:-/tmp/btfgate-vmlinux.btf}
+# shellcheck disable=SC2086
+bin/btfgate encode ${BTFGATE_FLAGS:-} -o "$out" "$kernel"
