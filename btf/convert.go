@@ -1,0 +1,159 @@
+package btf
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/btfgate/btfgate/loader"
+	"github.com/btfgate/btfgate/loader/dwarf"
+)
+
+// ConvertOptions are the features that change how DWARF types map to BTF.
+type ConvertOptions struct {
+	Float  bool // float: floating-point base types become FLOAT
+	Enum64 bool // enum64: enums wider than 4 bytes become ENUM64
+}
+
+// Fragment is one compile unit's BTF before it is spliced into the whole.
+//
+// Types holds the CU's types with local ids equal to the type table ids. An
+// array's index type is the external reference Types.Len()+1, because which
+// "int" pahole uses depends on earlier CUs. Tail holds what follows the
+// types (decl tags, later variables); its references to CU type x are
+// written as Tail.Len()+x.
+type Fragment struct {
+	Types    *Types
+	Tail     *Types
+	IntID    TypeID // the CU's first base type named "int", 0 if none
+	HasArray bool   // the CU has arrays (pahole's need_index_type)
+}
+
+// sanitizedIntName is what pahole calls base types of odd sizes.
+const sanitizedIntName = "__SANITIZED_FAKE_INT__"
+
+// ConvertCU maps a CU's type table to BTF exactly as pahole's
+// btf_encoder__encode_tag does (spec §5.2-§5.9).
+func ConvertCU(tab *loader.TypeTable, opts ConvertOptions) (*Fragment, error) {
+	strs := NewStrings()
+	types := NewTypes(strs)
+	n := TypeID(tab.Len())
+	index := n + 1 // external: the array index type
+	var members []Member
+	var values []EnumValue
+	var params []Param
+	for id := TypeID(1); id <= n; id++ {
+		en := &tab.Entries[id]
+		var got TypeID
+		switch en.Tag {
+		case dwarf.TagBaseType:
+			var err error
+			got, err = convertBase(types, en, opts)
+			if err != nil {
+				return nil, cuError(tab, en, err)
+			}
+		case dwarf.TagPointerType:
+			got = types.AddRef(KindPtr, 0, TypeID(en.Type))
+		case dwarf.TagConstType:
+			got = types.AddRef(KindConst, 0, TypeID(en.Type))
+		case dwarf.TagVolatileType:
+			got = types.AddRef(KindVolatile, 0, TypeID(en.Type))
+		case dwarf.TagRestrictType:
+			got = types.AddRef(KindRestrict, 0, TypeID(en.Type))
+		case dwarf.TagTypedef:
+			got = types.AddRef(KindTypedef, strs.Add(en.Name), TypeID(en.Type))
+		case loader.TagTypeTag:
+			got = types.AddTypeTag(strs.Add(en.Name), TypeID(en.Type), false)
+		case dwarf.TagStructureType, dwarf.TagClassType, dwarf.TagInterfaceType, dwarf.TagUnionType:
+			union := en.Tag == dwarf.TagUnionType
+			if en.Flags&loader.FlagDeclaration != 0 {
+				got = types.AddFwd(strs.Add(en.Name), union)
+				break
+			}
+			members = members[:0]
+			for _, m := range tab.Members[en.First : en.First+en.Count] {
+				members = append(members, Member{Name: strs.Add(m.Name), Type: TypeID(m.Type),
+					BitOffset: uint32(m.BitOffset), BitfieldSize: m.BitfieldSize})
+			}
+			got = types.AddStruct(union, strs.Add(en.Name), uint32(en.Size), members)
+		case dwarf.TagEnumerationType:
+			values = values[:0]
+			size := uint32(en.Size)
+			enum32 := size <= 4 || !opts.Enum64
+			negative := false
+			for _, ev := range tab.Enums[en.First : en.First+en.Count] {
+				v := int64(ev.Value)
+				if !opts.Enum64 {
+					v = int64(uint32(ev.Value))
+				}
+				if v < 0 {
+					negative = true
+				}
+				values = append(values, EnumValue{Name: strs.Add(ev.Name), Value: v})
+			}
+			if enum32 {
+				got = types.AddEnum(strs.Add(en.Name), size, negative, values)
+			} else {
+				got = types.AddEnum64(strs.Add(en.Name), size, en.Flags&loader.FlagSignedEnum != 0, values)
+			}
+		case dwarf.TagArrayType:
+			nelems := uint32(1)
+			for _, d := range tab.Dims[en.First : en.First+en.Count] {
+				nelems *= d
+			}
+			got = types.AddArray(TypeID(en.Type), index, nelems)
+		case dwarf.TagSubroutineType:
+			params = params[:0]
+			for _, p := range tab.Params[en.First : en.First+en.Count] {
+				params = append(params, Param{Name: strs.Add(p.Name), Type: TypeID(p.Type)})
+			}
+			if en.Flags&loader.FlagVarargs != 0 {
+				params = append(params, Param{})
+			}
+			got = types.AddFuncProto(TypeID(en.Type), params)
+		default:
+			return nil, cuError(tab, en, fmt.Errorf("unsupported DWARF tag %v: BTF cannot represent it", en.Tag))
+		}
+		if got != id {
+			return nil, cuError(tab, en, fmt.Errorf("type id drift: got %d, want %d", got, id))
+		}
+	}
+
+	tail := NewTypes(strs)
+	// References from the tail to CU type x are written as tailLen+x, so the
+	// tail's length must be known first: decl tags are its only content so far.
+	tailLen := TypeID(len(tab.DeclTags))
+	for _, dt := range tab.DeclTags {
+		tail.AddDeclTag(strs.Add(dt.Value), tailLen+TypeID(dt.Target), dt.Component)
+	}
+	return &Fragment{Types: types, Tail: tail, IntID: TypeID(tab.IntID), HasArray: tab.HasArray}, nil
+}
+
+// convertBase maps a DW_TAG_base_type (pahole's btf_encoder__add_base_type).
+func convertBase(types *Types, en *loader.TypeEntry, opts ConvertOptions) (TypeID, error) {
+	strs := types.Strings
+	var encoding uint8
+	switch enc := dwarf.Encoding(en.Encoding); enc {
+	case dwarf.EncSigned, dwarf.EncSignedChar:
+		encoding = IntSigned
+	case dwarf.EncBoolean:
+		encoding = IntBool
+	case dwarf.EncFloat, dwarf.EncComplexFloat, dwarf.EncImaginaryFloat:
+		if opts.Float {
+			if enc != dwarf.EncFloat {
+				return 0, fmt.Errorf("complex, interval and imaginary float types are not supported (base type %q)", en.Name)
+			}
+			return types.AddFloat(strs.Add(en.Name), uint32(en.Size)), nil
+		}
+	}
+	size := en.Size
+	name := en.Name
+	if size == 0 || size > 16 || bits.OnesCount64(size) != 1 {
+		name = sanitizedIntName
+		size = 4
+	}
+	return types.AddInt(strs.Add(name), uint32(size), encoding, 0, uint32(size)*8), nil
+}
+
+func cuError(tab *loader.TypeTable, en *loader.TypeEntry, err error) error {
+	return fmt.Errorf("CU %d (%s) DIE 0x%x: %w", tab.Unit.Index, tab.Unit.Name, en.Offset, err)
+}

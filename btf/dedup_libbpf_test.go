@@ -1,0 +1,126 @@
+package btf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/btfgate/btfgate/internal/corpus"
+)
+
+// libbpfHarness returns the path of the libbpf dedup oracle
+// (testdata/libbpf_dedup_harness.c), or skips the test.
+func libbpfHarness(t *testing.T) string {
+	p := os.Getenv("BTFGATE_LIBBPF_DEDUP")
+	if p == "" {
+		t.Skip("BTFGATE_LIBBPF_DEDUP (the built testdata/libbpf_dedup_harness.c) is not set")
+	}
+	return p
+}
+
+// libbpfDedup runs libbpf's btf__dedup on in (and base, for split BTF) and
+// returns its raw output, or the error it failed with.
+func libbpfDedup(t *testing.T, harness string, in *Types, baseFile string) ([]byte, error) {
+	t.Helper()
+	raw, err := in.Marshal(binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	inFile, outFile := filepath.Join(dir, "in.btf"), filepath.Join(dir, "out.btf")
+	if err := os.WriteFile(inFile, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-n", "1", inFile, outFile}
+	if baseFile != "" {
+		args = append([]string{"-b", baseFile}, args...)
+	}
+	if out, err := exec.Command(harness, args...).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("%v: %s", err, out)
+	}
+	return os.ReadFile(outFile)
+}
+
+// compareWithLibbpf deduplicates in with Dedup and with libbpf and reports
+// the first difference.
+func compareWithLibbpf(t *testing.T, harness string, in *Types, baseFile string) {
+	t.Helper()
+	want, lerr := libbpfDedup(t, harness, in, baseFile)
+	out, err := Dedup(in)
+	if lerr != nil || err != nil {
+		if (lerr == nil) != (err == nil) {
+			t.Fatalf("libbpf error: %v; Dedup error: %v", lerr, err)
+		}
+		return // both refuse the input
+	}
+	got, err := out.Marshal(binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	lt, err := Parse(want, in.Base)
+	if err != nil {
+		t.Fatalf("parsing libbpf's output: %v", err)
+	}
+	t.Errorf("Dedup: %d types, libbpf: %d", out.Len(), lt.Len())
+	for id := out.FirstID(); id < out.NextID() && id < lt.NextID(); id++ {
+		a, b := out.Type(id), lt.Type(id)
+		if !equalWords(a.w, b.w) {
+			t.Fatalf("first difference at type %d: Dedup %v %q %v, libbpf %v %q %v", id,
+				a.Kind(), out.Strings.String(a.NameOff()), a.w, b.Kind(), lt.Strings.String(b.NameOff()), b.w)
+		}
+	}
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+// TestDedupMatchesLibbpf compares Dedup with libbpf on random small units
+// (BTFGATE_LIBBPF_CASES of them) and on units cut from the kernel's and
+// ext4's BTF.
+func TestDedupMatchesLibbpf(t *testing.T) {
+	harness := libbpfHarness(t)
+	t.Run("random", func(t *testing.T) {
+		for seed := range uint64(envInt("BTFGATE_LIBBPF_CASES", 300)) {
+			in := randomCUs(seed, 2+int(seed%4))
+			t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { compareWithLibbpf(t, harness, in, "") })
+			if t.Failed() {
+				return
+			}
+		}
+	})
+	cases := envInt("BTFGATE_LIBBPF_KERNEL_CASES", 4)
+	t.Run("kernel-units", func(t *testing.T) {
+		src := parseReference(t, "amd64.default.btf", nil)
+		for seed := range uint64(cases) {
+			in := synthInput(t, src, nil, 100+100*int(seed), seed)
+			t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { compareWithLibbpf(t, harness, in, "") })
+		}
+	})
+	baseFile := corpus.ReferenceFile(t, "amd64.default.btf")
+	base := parseReference(t, "amd64.default.btf", nil)
+	t.Run("module-units", func(t *testing.T) {
+		src := parseReference(t, "modules/ext4.default.btf", base)
+		for seed := range uint64(cases) {
+			in := synthInput(t, src, base, 30+30*int(seed), seed)
+			t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { compareWithLibbpf(t, harness, in, baseFile) })
+		}
+	})
+	t.Run("kernel-units-on-base", func(t *testing.T) {
+		for seed := range uint64(cases) {
+			in := synthInput(t, base, base, 20+20*int(seed), seed)
+			t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { compareWithLibbpf(t, harness, in, baseFile) })
+		}
+	})
+}

@@ -1,0 +1,266 @@
+package btf
+
+import "fmt"
+
+// structTypes deduplicates STRUCT, UNION and TYPEDEF types by comparing the
+// type graphs they span with those of canonical candidates of equal shallow
+// signature (btf_dedup_struct_types).
+func (d *deduper) structTypes() error {
+	for id := d.start; id < d.n; id++ {
+		if err := d.structType(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// structType is btf_dedup_struct_type.
+func (d *deduper) structType(id uint32) error {
+	if d.isMapped(id) { // deduplicated already, or being deduplicated
+		return nil
+	}
+	w := d.typ(id)
+	k := infoKind(w[1])
+	var h uint64
+	switch k {
+	case KindStruct, KindUnion:
+		h = hashStruct(w)
+	case KindTypedef:
+		h = hashTypedef(w)
+	default:
+		return nil
+	}
+	newID := id
+	for _, c := range d.table.candidates(h) {
+		cw := d.typ(c)
+		// A FWD sharing the hash would be "equivalent" and could form a
+		// FWD <-> STRUCT loop; only same-kind candidates qualify.
+		if k == KindTypedef {
+			if !equalTypedef(w, cw) {
+				continue
+			}
+		} else if !shallowEqualStruct(w, cw) {
+			continue
+		}
+		d.clearHypot()
+		eq, err := d.isEquiv(id, c, 0)
+		if err != nil {
+			return err
+		}
+		if !eq {
+			continue
+		}
+		d.mergeHypot()
+		if d.adjustCanon { // would modify the base: not equivalent after all
+			continue
+		}
+		newID = c
+		break
+	}
+	d.canon[id] = newID
+	if newID == id {
+		d.table.add(h, id)
+	}
+	return nil
+}
+
+// clearHypot resets the hypothetical map (btf_dedup_clear_hypot_map).
+func (d *deduper) clearHypot() {
+	for _, id := range d.hypotList {
+		d.hypot[id] = unprocessedID
+	}
+	d.hypotList = d.hypotList[:0]
+	d.adjustCanon = false
+}
+
+func (d *deduper) hypotAdd(from, to uint32) {
+	d.hypotList = append(d.hypotList, from)
+	d.hypot[from] = to
+}
+
+// isEquiv reports whether the type graph at candidate type cand is equivalent
+// to the one at canonical type canon, recording the correspondence in the
+// hypothetical map (btf_dedup_is_equiv, whose comment explains the
+// algorithm; FWDs are resolved on the canonical side only).
+func (d *deduper) isEquiv(cand, canon uint32, depth int) (bool, error) {
+	if depth > maxDepth {
+		return false, fmt.Errorf("type %d: type graph deeper than %d", cand, maxDepth)
+	}
+	// Types resolving to the same canonical type are equivalent.
+	if d.resolve(cand) == d.resolve(canon) {
+		return true, nil
+	}
+	canon = d.resolveFwd(canon)
+
+	if hyp := d.hypot[canon]; hyp <= maxMappedID {
+		if hyp == cand {
+			return true, nil // a cycle, consistent so far
+		}
+		// Compilers may emit identical types twice in one unit (arrays,
+		// sometimes structs or pointers); accept a structural match.
+		return d.identical(hyp, cand, 16), nil
+	}
+	d.hypotAdd(canon, cand)
+
+	cw, kw := d.typ(cand), d.typ(canon)
+	ck, kk := infoKind(cw[1]), infoKind(kw[1])
+	if cw[0] != kw[0] {
+		return false, nil
+	}
+
+	// FWD <-> STRUCT/UNION equivalence.
+	if (ck == KindFwd || kk == KindFwd) && ck != kk {
+		var real, fwd Kind
+		if ck == KindFwd {
+			real, fwd = kk, fwdKind(cw)
+		} else {
+			real, fwd = ck, fwdKind(kw)
+			// Resolving a base FWD to a STRUCT/UNION would modify the base.
+			if fwd == real && canon < d.start {
+				d.adjustCanon = true
+			}
+		}
+		return fwd == real, nil
+	}
+	if ck != kk {
+		return false, nil
+	}
+
+	switch ck {
+	case KindInt:
+		return equalWords(cw, kw), nil
+	case KindEnum, KindEnum64:
+		return compatEnum(cw, kw), nil
+	case KindFwd, KindFloat:
+		return equalCommon(cw, kw), nil
+	case KindConst, KindVolatile, KindRestrict, KindPtr, KindTypedef, KindFunc, KindTypeTag:
+		if cw[1] != kw[1] {
+			return false, nil
+		}
+		return d.isEquiv(cw[2], kw[2], depth+1)
+	case KindArray:
+		if !compatArray(cw, kw) {
+			return false, nil
+		}
+		if eq, err := d.isEquiv(cw[4], kw[4], depth+1); !eq || err != nil {
+			return eq, err
+		}
+		return d.isEquiv(cw[3], kw[3], depth+1)
+	case KindStruct, KindUnion:
+		if !shallowEqualStruct(cw, kw) {
+			return false, nil
+		}
+		for i := headerWords + 1; i < len(cw); i += 3 {
+			if eq, err := d.isEquiv(cw[i], kw[i], depth+1); !eq || err != nil {
+				return eq, err
+			}
+		}
+		return true, nil
+	case KindFuncProto:
+		if !compatFnproto(cw, kw) {
+			return false, nil
+		}
+		if eq, err := d.isEquiv(cw[2], kw[2], depth+1); !eq || err != nil {
+			return eq, err
+		}
+		for i := headerWords + 1; i < len(cw); i += 2 {
+			if eq, err := d.isEquiv(cw[i], kw[i], depth+1); !eq || err != nil {
+				return eq, err
+			}
+		}
+		return true, nil
+	}
+	return false, fmt.Errorf("type %d: %v cannot take part in a type graph", cand, ck)
+}
+
+// fwdKind is the kind a FWD declares.
+func fwdKind(w []uint32) Kind {
+	if w[1]&infoKindFlag != 0 {
+		return KindUnion
+	}
+	return KindStruct
+}
+
+// identical compares two type graphs structurally, to a depth limit
+// (btf_dedup_identical_types). It mirrors libbpf exactly, including that its
+// ARRAY case compares the first array's element and index types with
+// themselves, so that arrays of equal name, size and length always match.
+func (d *deduper) identical(id1, id2 uint32, depth int) bool {
+	for {
+		if depth <= 0 {
+			return false
+		}
+		w1, w2 := d.typ(id1), d.typ(id2)
+		k1, k2 := infoKind(w1[1]), infoKind(w2[1])
+		if k1 != k2 {
+			return false
+		}
+		switch k1 {
+		case KindVoid:
+			return true
+		case KindInt:
+			return equalWords(w1, w2)
+		case KindEnum, KindEnum64:
+			return compatEnum(w1, w2)
+		case KindFwd, KindFloat:
+			return equalCommon(w1, w2)
+		case KindConst, KindVolatile, KindRestrict, KindPtr, KindTypedef, KindFunc, KindTypeTag:
+			if w1[1] != w2[1] || w1[0] != w2[0] {
+				return false
+			}
+			id1, id2 = w1[2], w2[2] // tail call, same depth as libbpf's goto
+		case KindArray:
+			return compatArray(w1, w2)
+		case KindStruct, KindUnion:
+			if !shallowEqualStruct(w1, w2) {
+				return false
+			}
+			for i := headerWords + 1; i < len(w1); i += 3 {
+				if w1[i] != w2[i] && !d.identical(w1[i], w2[i], depth-1) {
+					return false
+				}
+			}
+			return true
+		case KindFuncProto:
+			if !compatFnproto(w1, w2) {
+				return false
+			}
+			if w1[2] != w2[2] && !d.identical(w1[2], w2[2], depth-1) {
+				return false
+			}
+			for i := headerWords + 1; i < len(w1); i += 2 {
+				if w1[i] != w2[i] && !d.identical(w1[i], w2[i], depth-1) {
+					return false
+				}
+			}
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// mergeHypot turns a successful hypothetical map into canonical mappings:
+// FWDs to the structs/unions they declare, and (as a shortcut) candidate
+// structs/unions to canonical ones (btf_dedup_merge_hypot_map).
+func (d *deduper) mergeHypot() {
+	for _, canonID := range d.hypotList {
+		targ := d.hypot[canonID]
+		t := d.resolve(targ)
+		c := d.resolve(canonID)
+		tk, ck := d.kind(t), d.kind(c)
+		// A canonical FWD (possibly the base's) points to the struct.
+		if tk != KindFwd && ck == KindFwd {
+			d.canon[c] = t
+		}
+		if d.adjustCanon {
+			continue
+		}
+		if tk == KindFwd && ck != KindFwd {
+			d.canon[t] = c
+		}
+		if (tk == KindStruct || tk == KindUnion) && ck != KindFwd && d.isMapped(c) && !d.isMapped(t) {
+			d.canon[t] = c
+		}
+	}
+}

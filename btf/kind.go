@@ -1,0 +1,127 @@
+package btf
+
+import "strconv"
+
+// Kind is a BTF type kind, numbered as BTF_KIND_* in the kernel's uapi btf.h.
+type Kind uint8
+
+// The BTF kinds. KindVoid (0) is only ever the implicit type id 0.
+const (
+	KindVoid Kind = iota
+	KindInt
+	KindPtr
+	KindArray
+	KindStruct
+	KindUnion
+	KindEnum
+	KindFwd
+	KindTypedef
+	KindVolatile
+	KindConst
+	KindRestrict
+	KindFunc
+	KindFuncProto
+	KindVar
+	KindDatasec
+	KindFloat
+	KindDeclTag
+	KindTypeTag
+	KindEnum64
+
+	// maxKind is the largest kind this package knows.
+	maxKind = KindEnum64
+)
+
+// kindNames are the names bpftool prints for each kind.
+var kindNames = [...]string{
+	KindVoid:      "UNKN",
+	KindInt:       "INT",
+	KindPtr:       "PTR",
+	KindArray:     "ARRAY",
+	KindStruct:    "STRUCT",
+	KindUnion:     "UNION",
+	KindEnum:      "ENUM",
+	KindFwd:       "FWD",
+	KindTypedef:   "TYPEDEF",
+	KindVolatile:  "VOLATILE",
+	KindConst:     "CONST",
+	KindRestrict:  "RESTRICT",
+	KindFunc:      "FUNC",
+	KindFuncProto: "FUNC_PROTO",
+	KindVar:       "VAR",
+	KindDatasec:   "DATASEC",
+	KindFloat:     "FLOAT",
+	KindDeclTag:   "DECL_TAG",
+	KindTypeTag:   "TYPE_TAG",
+	KindEnum64:    "ENUM64",
+}
+
+// String returns the kind's name as bpftool prints it ("INT", "FUNC_PROTO").
+func (k Kind) String() string {
+	if k <= maxKind {
+		return kindNames[k]
+	}
+	return "KIND(" + strconv.Itoa(int(k)) + ")"
+}
+
+// TypeID numbers a type: 0 is void, the first real type is 1 (or, in split
+// BTF, the base's last id + 1).
+type TypeID uint32
+
+// Bits of the info word of a type (struct btf_type.info).
+const (
+	infoVlenMask = 0x00ffffff
+	infoKindFlag = 1 << 31
+	maxVlen      = infoVlenMask
+)
+
+// makeInfo encodes a type's info word.
+func makeInfo(k Kind, vlen int, kindFlag bool) uint32 {
+	info := uint32(k)<<24 | uint32(vlen)&infoVlenMask
+	if kindFlag {
+		info |= infoKindFlag
+	}
+	return info
+}
+
+// infoKind extracts the kind (7 bits, so unknown kinds stay distinguishable).
+func infoKind(info uint32) Kind { return Kind(info >> 24 & 0x7f) }
+
+// infoVlen extracts the vlen (number of members, params, values...).
+func infoVlen(info uint32) int { return int(info & infoVlenMask) }
+
+// Word counts of the fixed part (struct btf_type) and of what follows it.
+const (
+	headerWords = 3
+)
+
+// typeWords returns the number of uint32 words a type of this kind and vlen
+// occupies, or -1 for an unknown kind.
+func typeWords(k Kind, vlen int) int {
+	switch k {
+	case KindPtr, KindFwd, KindTypedef, KindVolatile, KindConst, KindRestrict,
+		KindFunc, KindFloat, KindTypeTag:
+		return headerWords
+	case KindInt, KindVar, KindDeclTag:
+		return headerWords + 1
+	case KindArray:
+		return headerWords + 3
+	case KindStruct, KindUnion, KindEnum64, KindDatasec:
+		return headerWords + 3*vlen
+	case KindEnum, KindFuncProto:
+		return headerWords + 2*vlen
+	}
+	return -1
+}
+
+// memberStride is the number of words per vlen element of kind k (0 if the
+// kind has no vlen elements).
+func memberStride(k Kind) int {
+	switch k {
+	case KindStruct, KindUnion, KindEnum64, KindDatasec:
+		return 3
+	case KindEnum, KindFuncProto:
+		return 2
+	}
+	return 0
+}

@@ -1,0 +1,212 @@
+package btf
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// ParseError reports malformed raw BTF: the byte offset in the input where
+// the problem is, the type being decoded (0 if none) and what is wrong.
+type ParseError struct {
+	Offset int
+	Type   TypeID
+	Msg    string
+}
+
+func (e *ParseError) Error() string {
+	if e.Type != 0 {
+		return fmt.Sprintf("btf: offset %#x: type %d: %s", e.Offset, e.Type, e.Msg)
+	}
+	return fmt.Sprintf("btf: offset %#x: %s", e.Offset, e.Msg)
+}
+
+// header is a decoded struct btf_header.
+type header struct {
+	order                       binary.ByteOrder
+	hdrLen                      uint32
+	typeOff, typeLen            uint32
+	strOff, strLen              uint32
+	layoutOff, layoutLen        uint32
+	typeStart, strStart, strEnd int // absolute byte offsets in the input
+}
+
+// Parse decodes raw BTF (a .BTF section or a detached file) in either byte
+// order, with a 24- or 32-byte header. base is nil, or the base that split
+// BTF (a module's) was built on. The result does not alias data.
+//
+// Parse checks what libbpf's loader checks and a little more: header and
+// section bounds, known kinds, each type's size against its vlen, string
+// offsets, referenced type ids, FUNC referring to a FUNC_PROTO, FWD with a
+// zero type word. An optional layout section is checked for placement and
+// otherwise ignored. Errors are *ParseError naming the offset.
+func Parse(data []byte, base *Types) (*Types, error) {
+	h, err := parseHeader(data)
+	if err != nil {
+		return nil, err
+	}
+	strs, err := parseStrings(data[h.strStart:h.strEnd], stringsOf(base))
+	if err != nil {
+		return nil, &ParseError{Offset: h.strStart, Msg: err.Error()}
+	}
+	t := &Types{Strings: strs, Base: base}
+	if err := t.decodeTypes(data[h.typeStart:h.typeStart+int(h.typeLen)], h); err != nil {
+		return nil, err
+	}
+	if err := t.validate(h); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func stringsOf(base *Types) *Strings {
+	if base == nil {
+		return nil
+	}
+	return base.Strings
+}
+
+// parseHeader decodes and checks the header and the section layout.
+func parseHeader(data []byte) (*header, error) {
+	if len(data) < hdrLenV1 {
+		return nil, &ParseError{Msg: fmt.Sprintf("%d bytes: too short for a BTF header", len(data))}
+	}
+	h := &header{}
+	switch {
+	case binary.LittleEndian.Uint16(data) == magic:
+		h.order = binary.LittleEndian
+	case binary.BigEndian.Uint16(data) == magic:
+		h.order = binary.BigEndian
+	default:
+		return nil, &ParseError{Msg: fmt.Sprintf("bad magic %#04x", binary.LittleEndian.Uint16(data))}
+	}
+	if data[2] != version {
+		return nil, &ParseError{Offset: 2, Msg: fmt.Sprintf("unsupported version %d", data[2])}
+	}
+	u32 := func(off int) uint32 { return h.order.Uint32(data[off:]) }
+	h.hdrLen = u32(4)
+	if h.hdrLen < hdrLenV1 || uint64(h.hdrLen) > uint64(len(data)) {
+		return nil, &ParseError{Offset: 4, Msg: fmt.Sprintf("header length %d outside [%d, %d]", h.hdrLen, hdrLenV1, len(data))}
+	}
+	h.typeOff, h.typeLen, h.strOff, h.strLen = u32(8), u32(12), u32(16), u32(20)
+	if h.hdrLen >= hdrLen {
+		h.layoutOff, h.layoutLen = u32(24), u32(28)
+	}
+	for i := hdrLen; i < int(h.hdrLen); i++ {
+		if data[i] != 0 {
+			return nil, &ParseError{Offset: i, Msg: "unknown non-zero header data"}
+		}
+	}
+	meta := uint64(len(data)) - uint64(h.hdrLen)
+	switch {
+	case uint64(h.strOff)+uint64(h.strLen) > meta:
+		return nil, &ParseError{Offset: 16, Msg: fmt.Sprintf("string section [%d, +%d) past the end of the data (%d bytes after the header)", h.strOff, h.strLen, meta)}
+	case uint64(h.typeOff)+uint64(h.typeLen) > uint64(h.strOff):
+		return nil, &ParseError{Offset: 8, Msg: fmt.Sprintf("type section [%d, +%d) overlaps the string section at %d", h.typeOff, h.typeLen, h.strOff)}
+	case h.typeOff%4 != 0 || h.typeLen%4 != 0:
+		return nil, &ParseError{Offset: 8, Msg: fmt.Sprintf("type section [%d, +%d) is not 4-byte aligned", h.typeOff, h.typeLen)}
+	}
+	if h.layoutLen != 0 {
+		end := uint64(h.layoutOff) + uint64(h.layoutLen)
+		if h.layoutOff%4 != 0 || h.layoutLen%4 != 0 || uint64(h.layoutOff) < uint64(h.typeOff)+uint64(h.typeLen) || end > uint64(h.strOff) {
+			return nil, &ParseError{Offset: 24, Msg: fmt.Sprintf("layout section [%d, +%d) misplaced", h.layoutOff, h.layoutLen)}
+		}
+	}
+	h.typeStart = int(h.hdrLen) + int(h.typeOff)
+	h.strStart = int(h.hdrLen) + int(h.strOff)
+	h.strEnd = h.strStart + int(h.strLen)
+	return h, nil
+}
+
+// decodeTypes converts the type section to host words and indexes the types.
+func (t *Types) decodeTypes(sec []byte, h *header) error {
+	n := len(sec) / 4
+	t.words = make([]uint32, n)
+	if h.order == binary.ByteOrder(binary.LittleEndian) {
+		for i := range t.words {
+			t.words[i] = binary.LittleEndian.Uint32(sec[4*i:])
+		}
+	} else {
+		for i := range t.words {
+			t.words[i] = binary.BigEndian.Uint32(sec[4*i:])
+		}
+	}
+	first := t.FirstID()
+	t.offs = make([]uint32, 0, n/4+1) // most types take 4 or more words
+	for i := 0; i < n; {
+		id := first + TypeID(len(t.offs))
+		at := h.typeStart + 4*i
+		if n-i < headerWords {
+			return &ParseError{Offset: at, Type: id, Msg: fmt.Sprintf("%d trailing bytes are not a type", 4*(n-i))}
+		}
+		k, vlen := infoKind(t.words[i+1]), infoVlen(t.words[i+1])
+		size := typeWords(k, vlen)
+		if size < 0 {
+			return &ParseError{Offset: at, Type: id, Msg: fmt.Sprintf("unknown kind %d", k)}
+		}
+		if size > n-i {
+			return &ParseError{Offset: at, Type: id, Msg: fmt.Sprintf("%v with vlen %d needs %d bytes, %d left", k, vlen, 4*size, 4*(n-i))}
+		}
+		if len(t.offs) >= maxTypes-int(first) {
+			return &ParseError{Offset: at, Type: id, Msg: "too many types"}
+		}
+		t.offs = append(t.offs, uint32(i))
+		i += size
+	}
+	return nil
+}
+
+// validate checks string offsets and type references of every own type.
+func (t *Types) validate(h *header) error {
+	next := uint32(t.NextID())
+	first := t.FirstID()
+	for i := range t.offs {
+		w := t.typeAt(i)
+		id := first + TypeID(i)
+		k := infoKind(w[1])
+		var perr *ParseError
+		failAt := func(p *uint32, msg string) bool {
+			perr = &ParseError{Offset: h.typeStart + 4*(int(t.offs[i])+wordIndex(w, p)), Type: id, Msg: msg}
+			return false
+		}
+		forEachField(w, strFields(k), func(p *uint32) bool {
+			if !t.Strings.valid(*p) {
+				return failAt(p, fmt.Sprintf("%v: string offset %d outside the string table", k, *p))
+			}
+			return true
+		})
+		if perr == nil {
+			forEachField(w, idFields(k), func(p *uint32) bool {
+				if *p >= next {
+					return failAt(p, fmt.Sprintf("%v: refers to type %d, past the last type %d", k, *p, next-1))
+				}
+				return true
+			})
+		}
+		if perr == nil {
+			switch k {
+			case KindFunc:
+				if r := TypeID(w[2]); t.Kind(r) != KindFuncProto {
+					failAt(&w[2], fmt.Sprintf("FUNC refers to type %d, a %v, not a FUNC_PROTO", r, t.Kind(r)))
+				}
+			case KindFwd:
+				if w[2] != 0 {
+					failAt(&w[2], fmt.Sprintf("FWD has non-zero type word %d", w[2]))
+				}
+			}
+		}
+		if perr != nil {
+			return perr
+		}
+	}
+	return nil
+}
+
+// wordIndex returns the index of *p within w.
+func wordIndex(w []uint32, p *uint32) int {
+	for i := range w {
+		if &w[i] == p {
+			return i
+		}
+	}
+	return 0
+}

@@ -1,0 +1,20 @@
+// Package btfdiff compares two BTF blobs by content rather than by type id.
+//
+// Two encoders can write the same types under different ids and in a
+// different order, so btfdiff turns every type into a canonical content key:
+// its kind and everything BTF records about it, where references to named
+// types (struct, union, enum, enum64, typedef, fwd, int, float) are written
+// as kind and name, and references to anonymous types (pointers, qualifiers,
+// arrays, function prototypes, type tags, anonymous structs, unions and
+// enums) are expanded in place. A Set is the multiset of those keys per kind,
+// plus indexes of functions, variables and named types by name; Compare turns
+// two Sets into a Report of count differences, keys found on one side only,
+// and functions, variables and named types added, removed or changed.
+//
+// Input is raw BTF (base or split, either byte order, with the 24-byte or the
+// 32-byte header of current libbpf) or an ELF file holding a .BTF section.
+// btfdiff has its own validating decoder: cilium/ebpf's loader folds decl
+// tags into their targets, merges ENUM64 into ENUM and drops INT bit offsets
+// and tag kind flags, all of which a content comparison must see. The format
+// is specified in the kernel's Documentation/bpf/btf.rst.
+package btfdiff

@@ -1,0 +1,139 @@
+package btfdiff
+
+import (
+	"slices"
+	"strings"
+)
+
+// Set is the content of one BTF blob: a multiset of content keys, and the
+// keys of each function, variable and named type by name. A split BTF's
+// Set holds only the split's own types; its keys still render the base
+// types they reference.
+type Set struct {
+	name, base string
+	total      int
+	counts     [numKinds]int
+	keys       []keyInfo             // distinct keys, in order of first type
+	keyIndex   map[fingerprint]int32 // into keys
+	entities   []entityInfo          // in order of first type
+	entIndex   map[fingerprint]int32 // into entities, by entityFingerprint
+}
+
+// keyInfo is one distinct content key and how many types have it.
+type keyInfo struct {
+	fp    fingerprint
+	key   string
+	name  string // the type's name if it is a function, variable or named type
+	kind  Kind
+	count int32
+}
+
+// entityInfo is a function, variable or named type: the fingerprints of
+// the keys of all types of that kind and name, sorted.
+type entityInfo struct {
+	fp   fingerprint
+	kind Kind
+	name string
+	keys []fingerprint
+}
+
+// entityFingerprint identifies kind k and name; a NUL cannot occur in a
+// BTF name, so kind and name cannot run together.
+func entityFingerprint(k Kind, name string) fingerprint {
+	return fingerprintOf([]byte(k.String() + "\x00" + name))
+}
+
+// newSet renders the key of every type that t's own blob defines.
+func newSet(t *table) (*Set, error) {
+	n := len(t.types) - int(t.first)
+	s := &Set{
+		keys:     make([]keyInfo, 0, n),
+		keyIndex: make(map[fingerprint]int32, n),
+		entIndex: make(map[fingerprint]int32, n/2),
+	}
+	r := newRenderer(t)
+	for id := t.first; id < uint32(len(t.types)); id++ {
+		key, fp, err := r.key(id)
+		if err != nil {
+			return nil, err
+		}
+		rt := &t.types[id]
+		k := rt.kind()
+		s.counts[k]++
+		s.total++
+		if i, ok := s.keyIndex[fp]; ok {
+			s.keys[i].count++
+		} else {
+			s.keyIndex[fp] = int32(len(s.keys))
+			s.keys = append(s.keys, keyInfo{fp: fp, key: key, kind: k, count: 1})
+		}
+		if k != KindFunc && k != KindVar && !k.indexed() {
+			continue
+		}
+		name := t.strs.lookup(rt.name)
+		if name == "" {
+			continue
+		}
+		s.keys[s.keyIndex[fp]].name = name
+		efp := entityFingerprint(k, name)
+		if i, ok := s.entIndex[efp]; ok {
+			s.entities[i].keys = append(s.entities[i].keys, fp)
+		} else {
+			s.entIndex[efp] = int32(len(s.entities))
+			s.entities = append(s.entities, entityInfo{fp: efp, kind: k, name: name, keys: []fingerprint{fp}})
+		}
+	}
+	for i := range s.entities {
+		if keys := s.entities[i].keys; len(keys) > 1 {
+			slices.SortFunc(keys, fingerprint.compare)
+		}
+	}
+	return s, nil
+}
+
+// count returns how many types have the key with fingerprint fp.
+func (s *Set) count(fp fingerprint) int32 {
+	if i, ok := s.keyIndex[fp]; ok {
+		return s.keys[i].count
+	}
+	return 0
+}
+
+// keyOf returns the key with fingerprint fp, which s must hold.
+func (s *Set) keyOf(fp fingerprint) string { return s.keys[s.keyIndex[fp]].key }
+
+// Name returns the input's name (its path for Load).
+func (s *Set) Name() string { return s.name }
+
+// Base returns the name of the base BTF, or "" for base BTF.
+func (s *Set) Base() string { return s.base }
+
+// Len returns the number of types in the Set.
+func (s *Set) Len() int { return s.total }
+
+// Count returns the number of types of kind k.
+func (s *Set) Count(k Kind) int {
+	if k >= numKinds {
+		return 0
+	}
+	return s.counts[k]
+}
+
+// Multiplicity returns how many types have the content key key.
+func (s *Set) Multiplicity(key string) int { return int(s.count(fingerprintOf([]byte(key)))) }
+
+// Lookup returns the sorted content keys of the functions (KindFunc),
+// variables (KindVar) or named types of kind k called name; several types
+// may share a name.
+func (s *Set) Lookup(k Kind, name string) []string {
+	i, ok := s.entIndex[entityFingerprint(k, name)]
+	if !ok {
+		return nil
+	}
+	keys := make([]string, len(s.entities[i].keys))
+	for j, fp := range s.entities[i].keys {
+		keys[j] = s.keyOf(fp)
+	}
+	slices.SortFunc(keys, strings.Compare)
+	return keys
+}

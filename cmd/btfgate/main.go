@@ -1,0 +1,28 @@
+// Command btfgate encodes BTF from DWARF, like pahole -J, with the
+// decisions about what to keep made by Rego policies.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	if err := newRootCmd().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "btfgate:", err)
+		os.Exit(1)
+	}
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "btfgate",
+		Short:         "Encode BTF from DWARF, with policy-driven selection",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newEncodeCmd(), newFeaturesCmd())
+	return root
+}

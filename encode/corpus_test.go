@@ -1,0 +1,204 @@
+package encode
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/btfgate/btfgate/btfdiff"
+	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/internal/corpus"
+)
+
+// corpusRun is one encode of the corpus kernel, shared by the tests of a
+// test binary: encoding it takes seconds.
+type corpusRun struct {
+	res *Result
+	raw []byte
+	err error
+}
+
+var (
+	defaultRunOnce sync.Once
+	defaultRun     corpusRun
+)
+
+func encodeCorpusDefault(t *testing.T) *corpusRun {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("encoding the corpus kernel takes seconds; skipped with -short")
+	}
+	path := corpus.Vmlinux(t)
+	defaultRunOnce.Do(func() {
+		res, err := Encode(path, Options{Features: features.Default(), Jobs: 2})
+		if err != nil {
+			defaultRun.err = err
+			return
+		}
+		raw, err := res.Types.Marshal(binary.LittleEndian)
+		defaultRun = corpusRun{res: res, raw: raw, err: err}
+	})
+	if defaultRun.err != nil {
+		t.Fatalf("encode %s: %v", path, defaultRun.err)
+	}
+	return &defaultRun
+}
+
+func compareWithReference(t *testing.T, raw []byte, ref string) *btfdiff.Report {
+	t.Helper()
+	ours, err := btfdiff.FromBytes("btfgate", raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refSet, err := btfdiff.Load(corpus.ReferenceFile(t, ref), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return btfdiff.Compare(refSet, ours)
+}
+
+// checkKinds asserts that the reference has want[k] types of kind k and
+// that ours equal them as a multiset of contents.
+func checkKinds(t *testing.T, rep *btfdiff.Report, want map[string]int) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, row := range rep.Kinds {
+		k := row.Kind.String()
+		n, ok := want[k]
+		if !ok {
+			continue
+		}
+		seen[k] = true
+		if row.A != n {
+			t.Errorf("reference has %d %s, expected %d", row.A, k, n)
+		}
+		if row.B != row.A || row.OnlyA != 0 || row.OnlyB != 0 {
+			t.Errorf("%s: reference %d, ours %d; %d only in reference, %d only in ours%s",
+				k, row.A, row.B, row.OnlyA, row.OnlyB, examples(rep, k))
+		}
+	}
+	for k := range want {
+		if !seen[k] {
+			t.Errorf("no %s types on either side", k)
+		}
+	}
+}
+
+// TestCorpusTypesMatchReference: every non-function kind of our kernel BTF
+// equals pahole's reference as a multiset of contents (named types
+// referenced by name).
+func TestCorpusTypesMatchReference(t *testing.T) {
+	run := encodeCorpusDefault(t)
+	rep := compareWithReference(t, run.raw, "amd64.default.btf")
+	checkKinds(t, rep, map[string]int{
+		"STRUCT": 8721, "UNION": 1434, "ENUM": 1849, "ENUM64": 7, "TYPEDEF": 1840, "FWD": 114,
+		"PTR": 12403, "ARRAY": 2997, "CONST": 2735, "VOLATILE": 20, "RESTRICT": 2, "INT": 15, "FLOAT": 2,
+	})
+}
+
+// TestCorpusFunctionsMatchReference: the same FUNCs (names and prototypes)
+// as the reference, and for every function the reference skipped, the same
+// final reason; likewise pahole's prototype-mismatch messages.
+func TestCorpusFunctionsMatchReference(t *testing.T) {
+	run := encodeCorpusDefault(t)
+	rep := compareWithReference(t, run.raw, "amd64.default.btf")
+	checkKinds(t, rep, map[string]int{"FUNC": 43913, "FUNC_PROTO": 23616})
+
+	final, mismatch := readSkipLog(t)
+	if len(final) != 898 {
+		t.Fatalf("skip log has %d final reasons, expected 898", len(final))
+	}
+	ours := map[string]string{}
+	oursMismatch := map[string]string{}
+	for i, f := range run.res.Functions {
+		if d := run.res.Decisions[i]; !d.Include {
+			ours[f.Name] = d.Final
+		}
+		if f.Mismatch != "" {
+			oursMismatch[f.Name] = f.Mismatch
+		}
+	}
+	diffMaps(t, "final skip reason", final, ours)
+	diffMaps(t, "prototype mismatch", mismatch, oursMismatch)
+}
+
+const skipPrefix = " : skipping BTF encoding of function due to "
+
+// readSkipLog reads the reference's -V skip lines: function -> final reason
+// and function -> mismatch message.
+func readSkipLog(t *testing.T) (final, mismatch map[string]string) {
+	t.Helper()
+	f, err := os.Open(corpus.ReferenceFile(t, "amd64.default.skips.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	finals := map[string]bool{
+		"ambiguous address": true, "optimized parameters": true, "reordered parameters": true,
+		"uncertain parameter location": true, "inconsistet prototype": true,
+		"unexpected register usage for parameter": true,
+	}
+	final, mismatch = map[string]string{}, map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, reason, ok := strings.Cut(sc.Text(), skipPrefix)
+		if !ok {
+			continue
+		}
+		if finals[reason] {
+			final[name] = reason
+		} else {
+			mismatch[name] = reason
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return final, mismatch
+}
+
+func diffMaps(t *testing.T, what string, want, got map[string]string) {
+	t.Helper()
+	var bad []string
+	for name, w := range want {
+		if g := got[name]; g != w {
+			bad = append(bad, fmt.Sprintf("%s: reference %q, ours %q", name, w, g))
+		}
+	}
+	for name, g := range got {
+		if _, ok := want[name]; !ok {
+			bad = append(bad, fmt.Sprintf("%s: reference none, ours %q", name, g))
+		}
+	}
+	sort.Strings(bad)
+	if len(bad) > 0 {
+		if len(bad) > 20 {
+			bad = append(bad[:20], "...")
+		}
+		t.Errorf("%s: %d differences from the reference (of %d):\n  %s", what, len(bad), len(want), strings.Join(bad, "\n  "))
+	}
+}
+
+func examples(rep *btfdiff.Report, kind string) string {
+	var b strings.Builder
+	n := 0
+	for _, d := range rep.OnlyA {
+		if d.Kind.String() == kind && n < 5 {
+			fmt.Fprintf(&b, "\n  only in reference (x%d): %.300s", d.Count, d.Key)
+			n++
+		}
+	}
+	n = 0
+	for _, d := range rep.OnlyB {
+		if d.Kind.String() == kind && n < 5 {
+			fmt.Fprintf(&b, "\n  only in ours (x%d): %.300s", d.Count, d.Key)
+			n++
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,211 @@
+package encode
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/facts"
+	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/loader"
+	"github.com/btfgate/btfgate/loader/dwarf"
+)
+
+// Options configure an encode.
+type Options struct {
+	Features features.Set
+	Jobs     int // worker goroutines; <= 0 means GOMAXPROCS
+}
+
+// Result is the encoded BTF and what it took.
+type Result struct {
+	Types     *btf.Types // after dedup
+	Phases    []Phase    // wall time per phase, in order
+	Units     int        // compile units walked
+	Before    int        // types before dedup
+	Functions []facts.Function
+	Decisions []FuncDecision // one per function group, same order
+}
+
+// FuncDecision is what was decided for one function group.
+type FuncDecision struct {
+	Include bool
+	Final   string // pahole's message for the reason the group was skipped
+}
+
+// Phase is the wall time of one step.
+type Phase struct {
+	Name     string
+	Duration time.Duration
+}
+
+// Encode reads path and returns its deduplicated BTF.
+func Encode(path string, opts Options) (*Result, error) {
+	res := &Result{}
+	clock := time.Now()
+	lap := func(name string) {
+		now := time.Now()
+		res.Phases = append(res.Phases, Phase{name, now.Sub(clock)})
+		clock = now
+	}
+
+	in, err := loader.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	lap("read")
+
+	syms, err := in.ELF.Symbols()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (functions are matched against .symtab)", path, err)
+	}
+	elf := loader.CollectElfFuncs(syms)
+	fo := &cuFuncOptions{elf: elf, arch: loader.ArchFor(in.ELF.Machine),
+		trueSignature: opts.Features.TrueSignature, relocatable: in.ELF.Type == elfTypeRel}
+
+	all := btf.NewTypes(btf.NewStrings())
+	states, err := convertUnits(in, opts, fo, all)
+	if err != nil {
+		return nil, err
+	}
+	res.Units = len(in.Units)
+	lap("decode+convert")
+
+	groups := groupStates(all, states, elf, opts.Features, fo.relocatable)
+	res.Functions = groupFacts(groups, elf, in.SectionName, opts.Features, true)
+	lap("facts")
+	include := make([]bool, len(groups))
+	res.Decisions = make([]FuncDecision, len(groups))
+	for i := range res.Functions {
+		final := paholeReason(&res.Functions[i], opts.Features)
+		include[i] = final == ""
+		res.Decisions[i] = FuncDecision{Include: include[i], Final: final}
+	}
+	lap("policy")
+	emitFunctions(all, groups, include, elf)
+	res.Before = all.Len()
+	lap("functions")
+
+	deduped, err := btf.Dedup(all)
+	if err != nil {
+		return nil, fmt.Errorf("%s: dedup: %w", path, err)
+	}
+	res.Types = deduped
+	lap("dedup")
+	return res, nil
+}
+
+// convertUnits walks and converts every compile unit on opts.Jobs workers
+// and splices the fragments into dst strictly in unit order. At most 2×jobs
+// fragments wait to be spliced, which bounds memory.
+func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, dst *btf.Types) ([]funcState, error) {
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	units := in.Units
+	type result struct {
+		frag   *btf.Fragment
+		states []funcState
+		err    error
+	}
+	slots := make([]chan result, len(units))
+	for i := range slots {
+		slots[i] = make(chan result, 1)
+	}
+	window := make(chan struct{}, 2*jobs) // tokens for units in flight
+	next := make(chan int)
+	stop := make(chan struct{})
+	walkOpts := loader.WalkOptions{TypeTags: opts.Features.TypeTag, DeclTags: opts.Features.DeclTag,
+		TrueSignature: opts.Features.TrueSignature, Arch: fo.arch}
+	convOpts := btf.ConvertOptions{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
+
+	var wg sync.WaitGroup
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			walker := loader.NewWalker(in.DWARF, in.ELF.ByteOrder, walkOpts)
+			var tab loader.TypeTable
+			for i := range next {
+				u := &units[i]
+				if !wantUnit(u) {
+					slots[i] <- result{}
+					continue
+				}
+				if err := walker.Walk(u, &tab); err != nil {
+					slots[i] <- result{err: err}
+					continue
+				}
+				frag, err := btf.ConvertCU(&tab, convOpts)
+				var states []funcState
+				if err == nil {
+					states = saveStates(&tab, i, fo)
+				}
+				slots[i] <- result{frag: frag, states: states, err: err}
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range units {
+			select {
+			case window <- struct{}{}:
+			case <-stop:
+				return
+			}
+			select {
+			case next <- i:
+			case <-stop:
+				return
+			}
+		}
+	}()
+
+	splicer := btf.NewSplicer(dst)
+	var states []funcState
+	var firstErr error
+	for i := range units {
+		r := <-slots[i]
+		<-window
+		if firstErr != nil {
+			continue
+		}
+		if r.err != nil {
+			firstErr = fmt.Errorf("%s: %w", in.Path, r.err)
+			close(stop)
+			break
+		}
+		if r.frag == nil {
+			continue
+		}
+		shift, err := splicer.Add(r.frag)
+		if err != nil {
+			firstErr = fmt.Errorf("%s: CU %d: %w", in.Path, i, err)
+			close(stop)
+			break
+		}
+		globalize(r.states, shift)
+		states = append(states, r.states...)
+	}
+	// Slots are buffered, so workers never block on them; closing stop ends
+	// the feeder, which closes next and lets the workers return.
+	wg.Wait()
+	return states, firstErr
+}
+
+// elfTypeRel is ET_REL: kernel modules.
+const elfTypeRel = 1
+
+// wantUnit reports whether pahole encodes the unit: compile and partial
+// units; type and skeleton units carry no types of their own here.
+func wantUnit(u *dwarf.Unit) bool {
+	switch u.UnitType {
+	case dwarf.UTCompile, dwarf.UTPartial:
+		return true
+	}
+	return false
+}

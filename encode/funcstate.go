@@ -1,0 +1,168 @@
+package encode
+
+import (
+	"strings"
+
+	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/facts"
+	"github.com/btfgate/btfgate/loader"
+	"github.com/btfgate/btfgate/loader/dwarf"
+)
+
+// funcState is one DWARF function instance that matched an ELF base name:
+// pahole's btf_encoder_func_state (spec §2.6). Type ids are CU-local while
+// the state sits in its CU's result, global once the CU is spliced.
+type funcState struct {
+	elf             int32 // index into ElfFuncs
+	cu              int32
+	die             uint64
+	addr            uint64
+	ret             btf.TypeID
+	params          []stateParam // after pahole's drops; varargs as a trailing {"" , 0}
+	flags           loader.FuncFlags
+	uncertain       bool
+	optimizedSymbol bool
+	addrMatches     bool
+	trueSym         int32 // index into the group's symbols, -1
+	annots          []loader.FuncAnnot
+	facts           []facts.Param // every DWARF parameter, for reports
+	// Accumulated group flags (pahole stores the running OR in each state).
+	accU, accI, accC, accR bool
+}
+
+type stateParam struct {
+	name string
+	typ  btf.TypeID
+}
+
+// cuFuncOptions is what saving states needs to know.
+type cuFuncOptions struct {
+	elf           *loader.ElfFuncs
+	arch          loader.Arch
+	trueSignature bool
+	relocatable   bool // ET_REL: DWARF addresses never equal symbol values (spec §2.9 h)
+}
+
+// saveStates applies pahole's per-CU function filter (spec §2.3) to a CU's
+// functions and saves a state for each one that passes.
+func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
+	if !o.elf.Any {
+		return nil
+	}
+	var out []funcState
+	for fi := range tab.Funcs {
+		f := &tab.Funcs[fi]
+		if f.Flags&loader.FuncDeclaration != 0 {
+			continue
+		}
+		params := tab.FuncParams[f.First : f.First+f.Count]
+		named := true
+		for i := range params {
+			if params[i].Name == "" {
+				named = false
+				break
+			}
+		}
+		if !named || f.Name == "" {
+			continue
+		}
+		ei := o.elf.Find(f.Name)
+		if ei < 0 {
+			continue
+		}
+		ef := &o.elf.Funcs[ei]
+		s := funcState{elf: int32(ei), cu: int32(cu), die: f.Offset, addr: f.LowPC, ret: btf.TypeID(f.Ret),
+			flags: f.Flags, trueSym: -1, uncertain: uncertainLocation(tab, params, o.arch)}
+		if s.addr != 0 && !o.relocatable {
+			for k, sym := range ef.Syms {
+				if sym.Value != s.addr {
+					continue
+				}
+				s.addrMatches = true
+				if o.trueSignature && s.trueSym < 0 && strings.IndexByte(sym.Name, '.') >= 0 {
+					s.trueSym = int32(k)
+				}
+				if !s.optimizedSymbol && optimizedSuffix(sym.Name) {
+					s.optimizedSymbol = true
+				}
+			}
+		}
+		reordered := f.Flags&loader.FuncReordered != 0
+		sigChanged := f.Flags&loader.FuncSignatureChanged != 0
+		for i := range params {
+			p := &params[i]
+			s.facts = append(s.facts, paramFacts(tab, p))
+			if reordered && (!p.HasLoc || p.Optimized) {
+				continue
+			}
+			if o.trueSignature && sigChanged && p.Optimized {
+				continue
+			}
+			s.params = append(s.params, stateParam{name: p.Name, typ: btf.TypeID(p.Type)})
+		}
+		if f.Flags&loader.FuncVarargs != 0 {
+			s.params = append(s.params, stateParam{})
+		}
+		if f.AnnotCount > 0 {
+			s.annots = append([]loader.FuncAnnot(nil), tab.FuncAnnots[f.AnnotFirst:f.AnnotFirst+f.AnnotCount]...)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// optimizedSuffix: the text from the first '.' contains .constprop or .isra.
+func optimizedSuffix(name string) bool {
+	dot := strings.IndexByte(name, '.')
+	if dot < 0 {
+		return false
+	}
+	return strings.Contains(name[dot:], ".constprop") || strings.Contains(name[dot:], ".isra")
+}
+
+// uncertainLocation is pahole's ftype__has_uncertain_arg_loc: a named
+// struct passed directly (no typedef stripping) on the stack that pahole
+// infers to be packed.
+func uncertainLocation(tab *loader.TypeTable, params []loader.FuncParam, arch loader.Arch) bool {
+	if len(params) < arch.NrRegs {
+		return false
+	}
+	for i := arch.NrRegs; i < len(params); i++ {
+		id := params[i].Type
+		if id == 0 {
+			continue
+		}
+		en := &tab.Entries[id]
+		if en.Tag != dwarf.TagStructureType || en.Name == "" || en.Flags&loader.FlagDeclaration != 0 {
+			continue
+		}
+		if tab.InferPacked(id) {
+			return true
+		}
+	}
+	return false
+}
+
+func paramFacts(tab *loader.TypeTable, p *loader.FuncParam) facts.Param {
+	return facts.Param{
+		Name: p.Name, Type: tab.TypeName(p.Type), Idx: int(p.Idx), OriginIdx: int(p.OriginIdx),
+		HasLoc: p.HasLoc, HasConstValue: p.HasConstValue, LocReg: int(p.LocReg),
+		LocStack: p.LocStack, LocConst: p.LocConst, TypeSize: int(p.TypeSize), InMemory: p.InMemory,
+		IsStruct: tab.IsStructParam(p.Type), Optimized: p.Optimized, UnexpectedReg: p.UnexpectedReg,
+	}
+}
+
+// globalize turns a spliced CU's local type ids into global ones.
+func globalize(states []funcState, shift btf.TypeID) {
+	for i := range states {
+		s := &states[i]
+		if s.ret != 0 {
+			s.ret += shift
+		}
+		for k := range s.params {
+			if s.params[k].typ != 0 {
+				s.params[k].typ += shift
+			}
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package encode
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/facts"
+	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/loader"
+)
+
+// funcGroup is the states of one ELF base name, in save order.
+type funcGroup struct {
+	elf      int32
+	states   []funcState
+	canon    int // index of the canonical state
+	trueSig  int // index of the true-signature state, -1
+	mismatch string
+}
+
+// groupStates sorts the saved states by base name (stably, so CU order is
+// kept inside a group, as glibc's qsort does for pahole) and combines each
+// group's flags and prototypes (spec §2.7 steps 1-5).
+func groupStates(types *btf.Types, states []funcState, elf *loader.ElfFuncs, set features.Set, relocatable bool) []funcGroup {
+	sort.SliceStable(states, func(i, j int) bool { return states[i].elf < states[j].elf })
+	var groups []funcGroup
+	for i := 0; i < len(states); {
+		j := i + 1
+		for j < len(states) && states[j].elf == states[i].elf {
+			j++
+		}
+		g := funcGroup{elf: states[i].elf, states: states[i:j:j], trueSig: -1}
+		combine(types, &g)
+		if set.TrueSignature {
+			for k := range g.states {
+				s := &g.states[k]
+				if s.trueSym >= 0 && !s.accU && !s.accC {
+					g.trueSig = k
+					break
+				}
+			}
+		}
+		g.canon = canonical(&g, set)
+		groups = append(groups, g)
+		i = j
+	}
+	return groups
+}
+
+// combine is pahole's saved_functions_combine over a group: the first state
+// accumulates U, I, C and R; each later state holds the running OR; while
+// none of U, I, R is set, prototypes are compared with the first.
+func combine(types *btf.Types, g *funcGroup) {
+	first := &g.states[0]
+	first.accU = first.flags&loader.FuncUnexpectedReg != 0
+	first.accC = first.uncertain
+	first.accR = first.flags&loader.FuncReordered != 0
+	for k := 1; k < len(g.states); k++ {
+		b := &g.states[k]
+		u := first.accU || b.flags&loader.FuncUnexpectedReg != 0
+		i := first.accI
+		c := first.accC || b.uncertain
+		r := first.accR || b.flags&loader.FuncReordered != 0
+		if !u && !i && !r {
+			if msg := protoMismatch(types, first, b); msg != "" {
+				i = true
+				g.mismatch = msg
+			}
+		}
+		first.accU, first.accI, first.accC, first.accR = u, i, c, r
+		b.accU, b.accI, b.accC, b.accR = u, i, c, r
+	}
+}
+
+// protoMismatch is pahole's funcs__match: "" when the prototypes agree,
+// else pahole's message for the first difference.
+func protoMismatch(types *btf.Types, a, b *funcState) string {
+	if len(a.params) != len(b.params) {
+		return fmt.Sprintf("param count mismatch; %d params != %d params", len(a.params), len(b.params))
+	}
+	if !types.TypesMatch(a.ret, b.ret) {
+		return "return type mismatch"
+	}
+	for i := range a.params {
+		if !types.TypesMatch(a.params[i].typ, b.params[i].typ) {
+			return fmt.Sprintf("param type mismatch for param#%d %s != %s", i+1, a.params[i].name, b.params[i].name)
+		}
+	}
+	return ""
+}
+
+// optSkip is pahole's btf_encoder_func_state__skip_optimized_parms.
+func optSkip(s *funcState, set features.Set) bool {
+	return !set.TrueSignature && s.flags&loader.FuncOptimizedParms != 0 &&
+		(s.flags&loader.FuncSignatureChanged != 0 || s.optimizedSymbol)
+}
+
+// canonical is pahole's btf_encoder__select_canonical_state.
+func canonical(g *funcGroup, set features.Set) int {
+	if len(g.states) == 1 {
+		return 0
+	}
+	first := -1
+	for k := range g.states {
+		s := &g.states[k]
+		if !s.addrMatches {
+			continue
+		}
+		if first < 0 {
+			first = k
+		}
+		if !optSkip(s, set) {
+			return k
+		}
+	}
+	if first >= 0 {
+		return first
+	}
+	return 0
+}
+
+// groupFacts builds the policy facts of every group; ids follow the order.
+func groupFacts(groups []funcGroup, elf *loader.ElfFuncs, sectionName func(uint32) string, set features.Set, detail bool) []facts.Function {
+	out := make([]facts.Function, len(groups))
+	for gi := range groups {
+		g := &groups[gi]
+		ef := &elf.Funcs[g.elf]
+		first := &g.states[0]
+		f := facts.Function{
+			ID: gi, Name: ef.Name, AmbiguousAddr: ef.Ambiguous, Instances: len(g.states),
+			UnexpectedReg: first.accU, UncertainLoc: first.accC, Reordered: first.accR,
+			Inconsistent: first.accI, Mismatch: g.mismatch,
+		}
+		for _, s := range ef.Syms {
+			f.Symbols = append(f.Symbols, facts.Symbol{Name: s.Name, Value: s.Value, Size: s.Size,
+				Section: sectionName(s.Section), Global: s.Bind == 1 || s.Bind == 2})
+		}
+		if len(f.Symbols) > 0 {
+			f.Section = f.Symbols[0].Section
+		}
+		c := &g.states[g.canon]
+		f.Canonical = instanceFacts(c, ef, set, detail)
+		f.Noreturn = c.flags&(loader.FuncNoreturn|loader.FuncNoreturnOrigin) != 0
+		f.External = c.flags&(loader.FuncExternal|loader.FuncExternalOrigin) != 0
+		if g.trueSig >= 0 {
+			ts := instanceFacts(&g.states[g.trueSig], ef, set, detail)
+			f.TrueSig = &ts
+		}
+		out[gi] = f
+	}
+	return out
+}
+
+func instanceFacts(s *funcState, ef *loader.ElfFunc, set features.Set, detail bool) facts.Instance {
+	in := facts.Instance{
+		CU: int(s.cu), DIE: s.die, Addr: s.addr, AddrMatchesSymbol: s.addrMatches,
+		Inline:           s.flags&loader.FuncInline != 0,
+		OptimizedParms:   s.flags&loader.FuncOptimizedParms != 0,
+		UnexpectedReg:    s.flags&loader.FuncUnexpectedReg != 0,
+		UncertainLoc:     s.uncertain,
+		Reordered:        s.flags&loader.FuncReordered != 0,
+		SignatureChanged: s.flags&loader.FuncSignatureChanged != 0,
+		OptimizedSymbol:  s.optimizedSymbol,
+		OptimizedSkip:    optSkip(s, set),
+	}
+	if s.trueSym >= 0 {
+		in.TrueSym = ef.Syms[s.trueSym].Name
+	}
+	if detail {
+		in.Params = s.facts
+	}
+	return in
+}
+
+// emitFunctions appends FUNC_PROTO, FUNC and decl tags for every included
+// group, in group (sorted name) order (spec §2.7 steps 6-7).
+func emitFunctions(types *btf.Types, groups []funcGroup, include []bool, elf *loader.ElfFuncs) {
+	var params []btf.Param
+	for gi := range groups {
+		if !include[gi] {
+			continue
+		}
+		g := &groups[gi]
+		s := &g.states[g.canon]
+		name := elf.Funcs[g.elf].Name
+		if g.trueSig >= 0 {
+			s = &g.states[g.trueSig]
+			name = elf.Funcs[g.elf].Syms[s.trueSym].Name
+		}
+		params = params[:0]
+		for _, p := range s.params {
+			params = append(params, btf.Param{Name: types.Strings.Add(p.name), Type: p.typ})
+		}
+		proto := types.AddFuncProto(s.ret, params)
+		fn := types.AddFunc(types.Strings.Add(name), proto, btf.FuncStatic)
+		for _, a := range s.annots {
+			types.AddDeclTag(types.Strings.Add(a.Value), fn, a.Component)
+		}
+	}
+}

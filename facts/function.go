@@ -1,0 +1,140 @@
+package facts
+
+// Function is one function group: an ELF base name (the symbol name up to
+// its first '.') together with every DWARF subprogram instance that matched
+// it. pahole keeps or skips a group as a whole; so do policies.
+type Function struct {
+	// ID identifies the group uniquely within one encode (names can repeat
+	// across inputs, ids cannot). Groups are numbered in pahole's emission
+	// order: sorted by Name with strcmp.
+	ID int `json:"id"`
+	// Name is the ELF base name; the FUNC emitted for the group has this name.
+	Name string `json:"name"`
+	// Symbols are the .symtab STT_FUNC symbols with this base name, except
+	// .cold and .part ones, in symbol table order.
+	Symbols []Symbol `json:"symbols"`
+	// AmbiguousAddr: the symbols have two or more distinct addresses (pahole
+	// "ambiguous address", flag A). As in pahole, never set for the last
+	// base name in sorted order.
+	AmbiguousAddr bool `json:"ambiguous_addr"`
+	// Kfunc: the name appears as __BTF_ID__func__NAME__N inside a kfunc set8
+	// of .BTF_ids; KfuncFlags is the set entry's flags word.
+	Kfunc      bool   `json:"kfunc"`
+	KfuncFlags uint32 `json:"kfunc_flags"`
+	// BTFIDRef: some __BTF_ID__func__NAME__N symbol in .BTF_ids names this
+	// function, so the kernel looks it up by BTF id (kfunc or not).
+	BTFIDRef bool `json:"btf_id_ref"`
+
+	// Instances is how many DWARF subprograms (definitions, abstract roots,
+	// out-of-line copies, clone bodies, copies in other CUs) joined the group.
+	Instances int `json:"instances"`
+	// UnexpectedReg (U): some instance has a parameter in a register other
+	// than the ABI's for its slot, and no parameter of that instance is a
+	// struct (through const/typedef). ORed over the group.
+	UnexpectedReg bool `json:"unexpected_reg"`
+	// UncertainLoc (C): some instance passes a named packed struct directly
+	// on the stack (parameter index >= the ABI's register count).
+	UncertainLoc bool `json:"uncertain_loc"`
+	// Reordered (R): some instance lists a parameter at another position
+	// than its abstract origin does (clones that drop or move parameters).
+	Reordered bool `json:"reordered"`
+	// Inconsistent (I): two instances' prototypes differ (parameter count,
+	// return type or a parameter type). Only compared while U, I and R are
+	// still unset, in group order, as pahole does. Mismatch is pahole's
+	// message for the first difference.
+	Inconsistent bool   `json:"inconsistent"`
+	Mismatch     string `json:"mismatch,omitempty"`
+
+	// Canonical is the instance pahole would emit: the first whose address
+	// equals a symbol address and that is not "optimized" (see
+	// Instance.OptimizedSkip), else the first whose address matches, else
+	// the first.
+	Canonical Instance `json:"canonical"`
+	// TrueSig is the instance emitted under its dotted clone name with the
+	// true_signature feature (the first with TrueSym set and U, C unset so
+	// far), or nil.
+	TrueSig *Instance `json:"true_sig,omitempty"`
+
+	// Section is the ELF section of the first symbol (e.g. ".text",
+	// ".noinstr.text", ".init.text").
+	Section string `json:"section"`
+	// Noreturn: the canonical instance (or its origin) has DW_AT_noreturn.
+	Noreturn bool `json:"noreturn"`
+	// External: the canonical instance (or its origin) has DW_AT_external.
+	External bool `json:"external"`
+}
+
+// Symbol is one ELF function symbol.
+type Symbol struct {
+	Name    string `json:"name"`
+	Value   uint64 `json:"value"`
+	Size    uint64 `json:"size"`
+	Section string `json:"section"`
+	Global  bool   `json:"global"` // STB_GLOBAL (or weak)
+}
+
+// Instance is one DWARF subprogram of a group (a pahole "saved state").
+type Instance struct {
+	// CU is the compile unit's index in .debug_info; DIE the subprogram's
+	// offset in .debug_info.
+	CU  int    `json:"cu"`
+	DIE uint64 `json:"die"`
+	// Addr is DW_AT_low_pc, or 0 (abstract inline roots, hot/cold split
+	// functions described by DW_AT_ranges only).
+	Addr uint64 `json:"addr"`
+	// AddrMatchesSymbol: Addr equals one of the group's symbol values
+	// (never for ET_REL inputs, matching pahole's libdwfl layout).
+	AddrMatchesSymbol bool `json:"addr_matches_symbol"`
+	// Inline: DW_AT_inline is present (an abstract root).
+	Inline bool `json:"inline"`
+	// OptimizedParms: a parameter is optimized out or has no location.
+	OptimizedParms bool `json:"optimized_parms"`
+	// UnexpectedReg, UncertainLoc, Reordered: this instance's own U, C, R.
+	UnexpectedReg bool `json:"unexpected_reg"`
+	UncertainLoc  bool `json:"uncertain_loc"`
+	Reordered     bool `json:"reordered"`
+	// SignatureChanged: clang marked the function DW_CC_nocall (its ABI
+	// differs from the source), on itself or its abstract origin.
+	SignatureChanged bool `json:"signature_changed"`
+	// OptimizedSymbol: a symbol at Addr has .isra or .constprop in its name.
+	OptimizedSymbol bool `json:"optimized_symbol"`
+	// OptimizedSkip: pahole's "optimized parameters" test for this instance
+	// with the current features: OptimizedParms and (SignatureChanged or
+	// OptimizedSymbol), and true_signature off.
+	OptimizedSkip bool `json:"optimized_skip"`
+	// TrueSym: with true_signature, the first dotted symbol at Addr.
+	TrueSym string `json:"true_sym,omitempty"`
+	// Prototype is the C-like prototype emitted for this instance, for people.
+	Prototype string `json:"prototype,omitempty"`
+	// Params are the parameters as DWARF lists them (after origin names).
+	Params []Param `json:"params,omitempty"`
+}
+
+// Param is what the loader learned about one parameter's location.
+type Param struct {
+	Name string `json:"name"`
+	// Type is the parameter's type, printed for people.
+	Type string `json:"type"`
+	// Idx is the DIE position; OriginIdx the position in the abstract
+	// origin (-1 without origin).
+	Idx       int `json:"idx"`
+	OriginIdx int `json:"origin_idx"`
+	// HasLoc: DW_AT_location present (for abstract roots: on some concrete
+	// instance in the same CU). HasConstValue: DW_AT_const_value present.
+	HasLoc        bool `json:"has_loc"`
+	HasConstValue bool `json:"has_const_value"`
+	// LocReg is the first DWARF register the location names, -1 if none.
+	LocReg int `json:"loc_reg"`
+	// LocStack: location entry 0 is DW_OP_fbreg. LocConst: entry 0 is a
+	// constant.
+	LocStack bool `json:"loc_stack"`
+	LocConst bool `json:"loc_const"`
+	// TypeSize in bytes; InMemory: an aggregate too large for registers.
+	TypeSize int  `json:"type_size"`
+	InMemory bool `json:"in_memory"`
+	// IsStruct: the type, through const/typedef, is a struct.
+	IsStruct bool `json:"is_struct"`
+	// Optimized, UnexpectedReg: this parameter's verdicts from the ABI walk.
+	Optimized     bool `json:"optimized"`
+	UnexpectedReg bool `json:"unexpected_reg"`
+}

@@ -1,0 +1,729 @@
+package loader
+
+import (
+	"encoding/binary"
+	"sort"
+	"unsafe"
+
+	"github.com/btfgate/btfgate/loader/dwarf"
+)
+
+// WalkOptions select what the CU walk records.
+type WalkOptions struct {
+	TypeTags      bool // record btf_type_tag annotations on pointers (feature type_tag)
+	DeclTags      bool // record btf_decl_tag annotations (feature decl_tag)
+	TrueSignature bool // feature true_signature: changes the ABI walk of clang clones
+	Arch          Arch // calling convention for parameter checks (ArchFor(e_machine))
+}
+
+// Walker decodes compile units into type tables. It keeps its buffers
+// between units; use one Walker per goroutine.
+type Walker struct {
+	data *dwarf.Data
+	opts WalkOptions
+	r    *dwarf.Reader
+	e    dwarf.Entry
+
+	raw     []rawType   // type DIEs in DIE (pre-)order
+	offs    []uint64    // raw[i]'s DIE offset, ascending
+	tableOf []TypeID    // raw index -> table id (0: void, e.g. unspecified type)
+	tabOrd  []int32     // table order: raw indices
+	members []rawMember // members in DIE order
+	stack   []frame
+	ptrTags []int32    // raw indices of type tags, grouped per pointer
+	params  []rawParam // parameters of subroutine types in DIE order
+	grouped []rawMember
+	start   []uint32
+	// byOff maps a DIE's offset relative to the unit start to its raw
+	// index + 1 (0: not a type DIE). Only the slots set for a unit are
+	// cleared afterwards, so a unit costs O(its types), not O(its bytes).
+	byOff      []int32
+	base       uint64
+	extraSlots []uint64 // offsets of function and parameter slots in byOff
+
+	// Functions (see funcwalk.go).
+	funcs     []rawFunc
+	funcOffs  []uint64
+	funcOrder []int32 // functions_table order: raw function indices
+	fparams   []rawFuncParam
+	fannots   []rawFuncAnnot
+	funcFirst []uint32
+	paramRaw  []int32  // FuncParams slot -> raw parameter
+	paramSlot []uint32 // raw parameter -> FuncParams slot
+	funcIndex []int32
+	recoded   []bool
+	ops       []dwarf.Op
+
+	order        binary.ByteOrder
+	littleEndian bool
+}
+
+// rawType is a type DIE before its references are resolved.
+type rawType struct {
+	tag      dwarf.Tag
+	name     string
+	ref      uint64 // DW_AT_type as an absolute .debug_info offset, 0 if absent
+	size     uint64
+	encoding uint8
+	flags    EntryFlags
+	first    uint32 // members: index into Walker.members; enums, params, dims: into the table
+	count    uint32
+	tagFirst uint32 // pointers: type tags in Walker.ptrTags
+	tagCount uint32
+	off      uint64
+}
+
+type rawMember struct {
+	owner         int32 // raw index of the struct or union
+	name          string
+	ref           uint64
+	loc           uint64 // DW_AT_data_member_location (constant or expression)
+	dataBitOffset uint64 // DW_AT_data_bit_offset
+	bitOffset     uint64 // DWARF 2-4 DW_AT_bit_offset
+	byteSize      uint64 // DW_AT_byte_size of the member
+	bitSize       uint64 // DW_AT_bit_size
+	hasLoc        bool
+	hasDataBitOff bool
+}
+
+type frameKind uint8
+
+const (
+	frameScope      frameKind = iota // unit, function, lexical block, inlined subroutine
+	frameStruct                      // struct, union, class
+	frameEnum                        // enumeration
+	frameSubroutine                  // subroutine type
+	frameArray                       // array type
+	framePointer                     // pointer (type tags)
+	frameMember                      // struct member (decl tags)
+	frameTypedef                     // typedef (decl tags)
+	frameOther                       // any other type DIE with children
+	frameFunc                        // subprogram
+	frameParam                       // formal parameter of a subprogram (decl tags)
+)
+
+type frame struct {
+	kind      frameKind
+	raw       int32 // raw index of the type this frame belongs to, -1 if none
+	memberIdx int32 // frameStruct: members seen so far; frameMember: its index
+}
+
+// NewWalker returns a Walker over data, whose ELF file has byte order
+// order (DWARF 2-4 bitfield offsets depend on it).
+func NewWalker(data *dwarf.Data, order binary.ByteOrder, opts WalkOptions) *Walker {
+	return &Walker{data: data, opts: opts, r: data.NewReader(), order: order, littleEndian: order == binary.LittleEndian}
+}
+
+// Walk decodes unit u into t (which it resets first).
+func (w *Walker) Walk(u *dwarf.Unit, t *TypeTable) error {
+	t.reset(u)
+	w.raw = w.raw[:0]
+	w.offs = w.offs[:0]
+	w.tabOrd = w.tabOrd[:0]
+	w.members = w.members[:0]
+	w.stack = w.stack[:0]
+	w.ptrTags = w.ptrTags[:0]
+	w.params = w.params[:0]
+	w.funcs = w.funcs[:0]
+	w.funcOffs = w.funcOffs[:0]
+	w.funcOrder = w.funcOrder[:0]
+	w.fparams = w.fparams[:0]
+	w.fannots = w.fannots[:0]
+
+	if err := w.r.Seek(u); err != nil {
+		return err
+	}
+	e := &w.e
+	if !w.r.Next(e) {
+		if err := w.r.Err(); err != nil {
+			return err
+		}
+		return nil // empty unit
+	}
+	if !e.Children {
+		return nil
+	}
+	w.stack = append(w.stack, frame{kind: frameScope, raw: -1})
+	for len(w.stack) > 0 && w.r.Next(e) {
+		if e.Tag == 0 {
+			top := w.stack[len(w.stack)-1]
+			w.stack = w.stack[:len(w.stack)-1]
+			switch {
+			case top.kind == frameFunc:
+				w.funcOrder = append(w.funcOrder, top.raw)
+			case top.kind == frameMember || top.kind == frameParam:
+			case top.raw >= 0:
+				w.close(top.raw)
+			}
+			continue
+		}
+		w.visit(e, t)
+	}
+	if err := w.r.Err(); err != nil {
+		return err
+	}
+	return w.finish(t)
+}
+
+// visit handles one DIE according to the frame it appears in.
+func (w *Walker) visit(e *dwarf.Entry, t *TypeTable) {
+	top := &w.stack[len(w.stack)-1]
+	switch top.kind {
+	case frameStruct:
+		switch e.Tag {
+		case dwarf.TagMember:
+			idx := top.memberIdx
+			top.memberIdx++
+			w.addMember(e, top.raw)
+			if e.Children {
+				w.push(frame{kind: frameMember, raw: top.raw, memberIdx: idx})
+			}
+			return
+		case dwarf.TagInheritance:
+			top.memberIdx++
+			w.skip(e)
+			return
+		case dwarf.TagLLVMAnnotation:
+			w.declTag(e, top.raw, -1, t)
+			return
+		}
+	case frameEnum:
+		if e.Tag == dwarf.TagEnumerator {
+			w.addEnumerator(e, top.raw, t)
+		}
+		w.skip(e)
+		return
+	case frameSubroutine:
+		switch e.Tag {
+		case dwarf.TagFormalParameter:
+			w.addParam(e, top.raw)
+			w.skip(e)
+			return
+		case dwarf.TagUnspecifiedParameters:
+			w.raw[top.raw].flags |= FlagVarargs
+			w.skip(e)
+			return
+		}
+	case frameArray:
+		if e.Tag == dwarf.TagSubrangeType {
+			w.addDim(e, top.raw, t)
+		}
+		w.skip(e)
+		return
+	case framePointer:
+		if e.Tag == dwarf.TagLLVMAnnotation && w.opts.TypeTags && annotationName(e) == "btf_type_tag" {
+			w.addTypeTag(e, top.raw)
+		}
+		w.skip(e)
+		return
+	case frameMember:
+		if e.Tag == dwarf.TagLLVMAnnotation {
+			w.declTag(e, top.raw, top.memberIdx, t)
+		}
+		w.skip(e)
+		return
+	case frameTypedef:
+		if e.Tag == dwarf.TagLLVMAnnotation {
+			w.declTag(e, top.raw, -1, t)
+		}
+		w.skip(e)
+		return
+	case frameOther:
+		w.skip(e)
+		return
+	case frameFunc:
+		if w.visitFunc(e, top, t) {
+			return
+		}
+	case frameParam:
+		if e.Tag == dwarf.TagLLVMAnnotation {
+			w.funcAnnot(e, top.raw, top.memberIdx)
+		}
+		w.skip(e)
+		return
+	}
+
+	// Scopes (and nested types inside structs and subroutine types).
+	switch e.Tag {
+	case dwarf.TagSubprogram:
+		w.addFunc(e)
+		return
+	case dwarf.TagLexicalBlock, dwarf.TagInlinedSubroutine:
+		if e.Children {
+			w.push(frame{kind: frameScope, raw: -1})
+		}
+		return
+	}
+	if isTypeTag(e.Tag) {
+		w.addType(e, t)
+		return
+	}
+	w.skip(e)
+}
+
+func (w *Walker) push(f frame) { w.stack = append(w.stack, f) }
+
+func (w *Walker) skip(e *dwarf.Entry) {
+	if e.Children {
+		w.r.SkipChildren()
+	}
+}
+
+// isTypeTag reports whether pahole puts DIEs with this tag in types_table.
+func isTypeTag(tag dwarf.Tag) bool {
+	switch tag {
+	case dwarf.TagBaseType, dwarf.TagPointerType, dwarf.TagConstType, dwarf.TagVolatileType,
+		dwarf.TagRestrictType, dwarf.TagAtomicType, dwarf.TagTypedef, dwarf.TagStructureType,
+		dwarf.TagClassType, dwarf.TagInterfaceType, dwarf.TagUnionType, dwarf.TagEnumerationType,
+		dwarf.TagArrayType, dwarf.TagSubroutineType, dwarf.TagUnspecifiedType,
+		dwarf.TagPtrToMemberType, dwarf.TagReferenceType, dwarf.TagRvalueReferenceType,
+		dwarf.TagStringType:
+		return true
+	}
+	return false
+}
+
+// addType records a type DIE and opens a frame for its children.
+func (w *Walker) addType(e *dwarf.Entry, t *TypeTable) {
+	idx := int32(len(w.raw))
+	rt := rawType{tag: e.Tag, off: e.Offset}
+	for i := range e.Fields {
+		f := &e.Fields[i]
+		switch f.Attr {
+		case dwarf.AttrName:
+			rt.name = bytesString(f.Bytes)
+		case dwarf.AttrType:
+			if f.Class == dwarf.ClassReference {
+				rt.ref = f.Val
+			}
+		case dwarf.AttrByteSize:
+			rt.size = f.Val
+		case dwarf.AttrEncoding:
+			rt.encoding = uint8(f.Val)
+		case dwarf.AttrDeclaration:
+			if f.Val != 0 {
+				rt.flags |= FlagDeclaration
+			}
+		case dwarf.AttrGNUVector:
+			rt.flags |= FlagVector
+		}
+	}
+	kind := frameOther
+	switch e.Tag {
+	case dwarf.TagStructureType, dwarf.TagClassType, dwarf.TagInterfaceType, dwarf.TagUnionType:
+		kind = frameStruct
+	case dwarf.TagEnumerationType:
+		kind = frameEnum
+		rt.first = uint32(len(t.Enums))
+		if rt.size == 0 {
+			rt.size = 4
+		}
+	case dwarf.TagSubroutineType:
+		kind = frameSubroutine
+	case dwarf.TagArrayType:
+		kind = frameArray
+		rt.first = uint32(len(t.Dims))
+		t.HasArray = true
+	case dwarf.TagPointerType:
+		kind = framePointer
+		rt.tagFirst = uint32(len(w.ptrTags))
+	case dwarf.TagTypedef:
+		kind = frameTypedef
+	}
+	w.raw = append(w.raw, rt)
+	w.offs = append(w.offs, e.Offset)
+	if e.Tag == dwarf.TagUnspecifiedType {
+		// pahole keeps unspecified types out of the table: they read as void.
+		w.skip(e)
+		return
+	}
+	if e.Children {
+		w.push(frame{kind: kind, raw: idx})
+		return
+	}
+	w.close(idx)
+}
+
+// close numbers a type once its children are done (pahole's order).
+func (w *Walker) close(idx int32) { w.tabOrd = append(w.tabOrd, idx) }
+
+func (w *Walker) addMember(e *dwarf.Entry, owner int32) {
+	m := rawMember{owner: owner}
+	for i := range e.Fields {
+		f := &e.Fields[i]
+		switch f.Attr {
+		case dwarf.AttrName:
+			m.name = bytesString(f.Bytes)
+		case dwarf.AttrType:
+			if f.Class == dwarf.ClassReference {
+				m.ref = f.Val
+			}
+		case dwarf.AttrDataMemberLocation:
+			m.hasLoc = true
+			m.loc = memberLocation(f)
+		case dwarf.AttrDataBitOffset:
+			m.hasDataBitOff = true
+			m.dataBitOffset = f.Val
+		case dwarf.AttrBitOffset:
+			m.bitOffset = f.Val
+		case dwarf.AttrByteSize:
+			m.byteSize = f.Val
+		case dwarf.AttrBitSize:
+			m.bitSize = f.Val
+		}
+	}
+	w.members = append(w.members, m)
+	w.raw[owner].count++
+}
+
+// memberLocation reads DW_AT_data_member_location as pahole does: a
+// constant, or an expression starting with DW_OP_plus_uconst/DW_OP_constu.
+func memberLocation(f *dwarf.Field) uint64 {
+	switch f.Class {
+	case dwarf.ClassBlock, dwarf.ClassExprLoc:
+		b := f.Bytes
+		if len(b) == 0 || (b[0] != byte(dwarf.OpPlusUconst) && b[0] != byte(dwarf.OpConstu)) {
+			return ^uint64(0)
+		}
+		v, _ := uleb(b[1:])
+		return v
+	}
+	return f.Val
+}
+
+func uleb(b []byte) (uint64, int) {
+	var v uint64
+	var shift uint
+	for i, c := range b {
+		if shift < 64 {
+			v |= uint64(c&0x7f) << shift
+		}
+		shift += 7
+		if c&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return v, len(b)
+}
+
+func (w *Walker) addEnumerator(e *dwarf.Entry, owner int32, t *TypeTable) {
+	var en Enumerator
+	for i := range e.Fields {
+		f := &e.Fields[i]
+		switch f.Attr {
+		case dwarf.AttrName:
+			en.Name = bytesString(f.Bytes)
+		case dwarf.AttrConstValue:
+			en.Value = f.Val
+		}
+	}
+	t.Enums = append(t.Enums, en)
+	w.raw[owner].count++
+}
+
+type rawParam struct {
+	owner int32
+	name  string
+	ref   uint64
+}
+
+func (w *Walker) addParam(e *dwarf.Entry, owner int32) {
+	p := rawParam{owner: owner}
+	for i := range e.Fields {
+		f := &e.Fields[i]
+		switch f.Attr {
+		case dwarf.AttrName:
+			p.name = bytesString(f.Bytes)
+		case dwarf.AttrType:
+			if f.Class == dwarf.ClassReference {
+				p.ref = f.Val
+			}
+		}
+	}
+	w.params = append(w.params, p)
+	w.raw[owner].count++
+}
+
+func (w *Walker) addDim(e *dwarf.Entry, owner int32, t *TypeTable) {
+	var n uint64
+	if v, ok := e.Val(dwarf.AttrUpperBound); ok {
+		n = v + 1
+	} else if v, ok := e.Val(dwarf.AttrCount); ok {
+		n = v
+	}
+	t.Dims = append(t.Dims, uint32(n))
+	w.raw[owner].count++
+}
+
+func (w *Walker) addTypeTag(e *dwarf.Entry, ptr int32) {
+	value := ""
+	if f := e.Field(dwarf.AttrConstValue); f != nil {
+		value = bytesString(f.Bytes)
+	}
+	idx := int32(len(w.raw))
+	w.raw = append(w.raw, rawType{tag: TagTypeTag, name: value, off: e.Offset})
+	w.offs = append(w.offs, e.Offset)
+	w.ptrTags = append(w.ptrTags, idx)
+	w.raw[ptr].tagCount++
+	w.close(idx)
+}
+
+// declTag records a btf_decl_tag annotation on the type being built.
+func (w *Walker) declTag(e *dwarf.Entry, target int32, component int32, t *TypeTable) {
+	if !w.opts.DeclTags || annotationName(e) != "btf_decl_tag" {
+		return
+	}
+	value := ""
+	if f := e.Field(dwarf.AttrConstValue); f != nil {
+		value = bytesString(f.Bytes)
+	}
+	// Target holds the raw index until finish maps it to a table id.
+	t.DeclTags = append(t.DeclTags, DeclTag{Target: TypeID(target), Value: value, Component: component})
+}
+
+func annotationName(e *dwarf.Entry) string { return e.Name() }
+
+// lookup maps a DIE offset to its raw index, or -1.
+func (w *Walker) lookup(off uint64) int {
+	rel := off - w.base
+	if off < w.base || rel >= uint64(len(w.byOff)) {
+		return -1
+	}
+	return int(w.byOff[rel]) - 1
+}
+
+// index fills byOff for the unit's type DIEs.
+func (w *Walker) index(u *dwarf.Unit) {
+	w.base = u.Offset
+	size := int(u.End - u.Offset)
+	if cap(w.byOff) < size {
+		w.byOff = make([]int32, size)
+	}
+	w.byOff = w.byOff[:size]
+	for i, off := range w.offs {
+		if rel := off - w.base; off >= w.base && rel < uint64(size) {
+			w.byOff[rel] = int32(i + 1)
+		}
+	}
+}
+
+// unindex clears the slots index and setSlot set.
+func (w *Walker) unindex() {
+	for _, off := range w.offs {
+		if rel := off - w.base; off >= w.base && rel < uint64(len(w.byOff)) {
+			w.byOff[rel] = 0
+		}
+	}
+	for _, off := range w.extraSlots {
+		w.byOff[off-w.base] = 0
+	}
+	w.extraSlots = w.extraSlots[:0]
+}
+
+// resolve maps a DW_AT_type offset to a table id (0 for void, absent or
+// unknown targets, as pahole does).
+func (w *Walker) resolve(off uint64) TypeID {
+	if off == 0 {
+		return 0
+	}
+	i := w.lookup(off)
+	if i < 0 {
+		return 0
+	}
+	return w.tableOf[i]
+}
+
+// finish numbers the entries in table order and resolves every reference.
+func (w *Walker) finish(t *TypeTable) error {
+	if cap(w.tableOf) < len(w.raw) {
+		w.tableOf = make([]TypeID, len(w.raw))
+	}
+	w.tableOf = w.tableOf[:len(w.raw)]
+	clear(w.tableOf)
+	for pos, ri := range w.tabOrd {
+		w.tableOf[ri] = TypeID(pos + 1)
+	}
+	w.index(t.Unit)
+	defer w.unindex()
+
+	// Decl tags: raw index -> table id; then keep pahole's order (by target
+	// table id, then DIE order).
+	for i := range t.DeclTags {
+		t.DeclTags[i].Target = w.tableOf[t.DeclTags[i].Target]
+	}
+	sort.SliceStable(t.DeclTags, func(i, j int) bool { return t.DeclTags[i].Target < t.DeclTags[j].Target })
+
+	w.groupMembers()
+	w.groupParams(t)
+
+	for _, ri := range w.tabOrd {
+		rt := &w.raw[ri]
+		en := TypeEntry{Tag: rt.tag, Name: rt.name, Size: rt.size, Encoding: rt.encoding,
+			Flags: rt.flags, First: rt.first, Count: rt.count, Offset: rt.off}
+		en.Type = w.resolve(rt.ref)
+		switch rt.tag {
+		case dwarf.TagPointerType:
+			if rt.tagCount > 0 {
+				// PTR -> last tag -> ... -> first tag -> pointee.
+				tags := w.ptrTags[rt.tagFirst : rt.tagFirst+rt.tagCount]
+				en.Type = w.tableOf[tags[len(tags)-1]]
+			}
+		case dwarf.TagEnumerationType:
+			if u := w.lookup(rt.ref); u >= 0 && w.raw[u].tag == dwarf.TagBaseType {
+				enc := dwarf.Encoding(w.raw[u].encoding)
+				if enc == dwarf.EncSigned || enc == dwarf.EncSignedChar {
+					en.Flags |= FlagSignedEnum
+				}
+			}
+		case dwarf.TagBaseType:
+			if t.IntID == 0 && rt.name == "int" {
+				t.IntID = TypeID(len(t.Entries))
+			}
+		}
+		t.Entries = append(t.Entries, en)
+	}
+	// Type tag chains.
+	for _, ri := range w.tabOrd {
+		rt := &w.raw[ri]
+		if rt.tag != dwarf.TagPointerType || rt.tagCount == 0 {
+			continue
+		}
+		tags := w.ptrTags[rt.tagFirst : rt.tagFirst+rt.tagCount]
+		for k, ti := range tags {
+			id := w.tableOf[ti]
+			if k == 0 {
+				t.Entries[id].Type = w.resolve(rt.ref)
+			} else {
+				t.Entries[id].Type = w.tableOf[tags[k-1]]
+			}
+		}
+	}
+	w.finishFuncs(t)
+
+	// Members, now that every type's size is known.
+	for id := 1; id < len(t.Entries); id++ {
+		en := &t.Entries[id]
+		switch en.Tag {
+		case dwarf.TagStructureType, dwarf.TagClassType, dwarf.TagInterfaceType, dwarf.TagUnionType:
+			raws := w.grouped[en.First : en.First+en.Count]
+			en.First = uint32(len(t.Members))
+			en.Count = 0
+			union := en.Tag == dwarf.TagUnionType
+			for k := range raws {
+				m, ok := w.member(&raws[k], union, t)
+				if ok {
+					t.Members = append(t.Members, m)
+					en.Count++
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// groupMembers orders members by owner (DIE order within each owner):
+// members of types nested in a struct come between its own members in DIE
+// order. Each struct's raw entry then addresses its run in w.grouped.
+func (w *Walker) groupMembers() {
+	if cap(w.start) < len(w.raw) {
+		w.start = make([]uint32, len(w.raw))
+	}
+	w.start = w.start[:len(w.raw)]
+	pos := uint32(0)
+	for ri := range w.raw {
+		w.start[ri] = pos
+		if isStructTag(w.raw[ri].tag) {
+			w.raw[ri].first = pos
+			pos += w.raw[ri].count
+		}
+	}
+	if cap(w.grouped) < len(w.members) {
+		w.grouped = make([]rawMember, len(w.members))
+	}
+	w.grouped = w.grouped[:len(w.members)]
+	for _, m := range w.members {
+		w.grouped[w.start[m.owner]] = m
+		w.start[m.owner]++
+	}
+}
+
+// groupParams fills t.Params grouped by subroutine type, like groupMembers.
+func (w *Walker) groupParams(t *TypeTable) {
+	pos := uint32(0)
+	for ri := range w.raw {
+		w.start[ri] = pos
+		if w.raw[ri].tag == dwarf.TagSubroutineType {
+			w.raw[ri].first = pos
+			pos += w.raw[ri].count
+		}
+	}
+	t.Params = append(t.Params[:0], make([]Param, len(w.params))...)
+	for _, p := range w.params {
+		t.Params[w.start[p.owner]] = Param{Name: p.name, Type: w.resolve(p.ref)}
+		w.start[p.owner]++
+	}
+}
+
+func isStructTag(tag dwarf.Tag) bool {
+	switch tag {
+	case dwarf.TagStructureType, dwarf.TagClassType, dwarf.TagInterfaceType, dwarf.TagUnionType:
+		return true
+	}
+	return false
+}
+
+// member computes a member's bit offset the way pahole's
+// class_member__cache_byte_size does. Static members (no location in a
+// struct) are dropped.
+func (w *Walker) member(rm *rawMember, union bool, t *TypeTable) (Member, bool) {
+	m := Member{Name: rm.name, Type: w.resolve(rm.ref), BitfieldSize: uint32(rm.bitSize)}
+	if rm.hasDataBitOff {
+		m.BitOffset = rm.dataBitOffset
+		return m, true
+	}
+	if !rm.hasLoc && !union {
+		return m, false // static member
+	}
+	m.BitOffset = rm.loc * 8
+	if rm.bitSize == 0 {
+		return m, true
+	}
+	byteSize := rm.byteSize
+	if byteSize == 0 {
+		byteSize = t.strippedSize(m.Type)
+	}
+	if byteSize == 0 {
+		return m, true
+	}
+	bitfieldOffset := rm.bitOffset
+	if w.littleEndian {
+		bitfieldOffset = byteSize*8 - rm.bitOffset - rm.bitSize
+	}
+	m.BitOffset = rm.loc*8 + bitfieldOffset
+	return m, true
+}
+
+// strippedSize is the byte size of id after typedefs and qualifiers.
+func (t *TypeTable) strippedSize(id TypeID) uint64 {
+	for n := 0; id != 0 && n < 64; n++ {
+		en := &t.Entries[id]
+		switch en.Tag {
+		case dwarf.TagTypedef, dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, TagTypeTag:
+			id = en.Type
+			continue
+		case dwarf.TagPointerType:
+			return uint64(t.Unit.AddrSize)
+		}
+		return en.Size
+	}
+	return 0
+}
+
+// bytesString views DWARF string bytes as a string without copying. The
+// bytes belong to the mapped input file, which outlives every table.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}

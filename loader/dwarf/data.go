@@ -1,0 +1,66 @@
+package dwarf
+
+import (
+	"encoding/binary"
+	"errors"
+	"sync"
+)
+
+// Sections holds the DWARF sections of one object file. Only Info and
+// Abbrev are required; the others are needed by the forms and lists that
+// point into them. For relocatable objects the bytes must already be
+// relocated.
+type Sections struct {
+	Info, Abbrev, Str, LineStr, StrOffsets, Addr, RngLists, LocLists, Loc, Ranges []byte
+
+	ByteOrder binary.ByteOrder
+	File      string // for error messages
+}
+
+// Data is the DWARF data of one object file: its sections and a cache of
+// parsed abbreviation tables. It is safe for concurrent use by several
+// Readers.
+type Data struct {
+	file                                      string
+	le                                        bool
+	order                                     binary.ByteOrder
+	info, abbrev, str, lineStr, strOffsets    []byte
+	addr, rngLists, locLists, loc, rangesData []byte
+
+	mu      sync.Mutex
+	abbrevs map[abbrevKey]*abbrevTable
+
+	strs strTable // NUL index of .debug_str, built on first use
+}
+
+// New returns the Data for the sections s. It only checks that the
+// required parts are present; units are decoded on demand.
+func New(s Sections) (*Data, error) {
+	if s.ByteOrder == nil {
+		return nil, errors.New("dwarf: " + s.File + ": no byte order given")
+	}
+	if len(s.Info) > 0 && len(s.Abbrev) == 0 {
+		return nil, (&Data{file: s.File}).decodeError(".debug_abbrev", 0, -1, errNoSection)
+	}
+	var probe [2]byte
+	s.ByteOrder.PutUint16(probe[:], 1)
+	return &Data{
+		file:       s.File,
+		le:         probe[0] == 1,
+		order:      s.ByteOrder,
+		info:       s.Info,
+		abbrev:     s.Abbrev,
+		str:        s.Str,
+		lineStr:    s.LineStr,
+		strOffsets: s.StrOffsets,
+		addr:       s.Addr,
+		rngLists:   s.RngLists,
+		locLists:   s.LocLists,
+		loc:        s.Loc,
+		rangesData: s.Ranges,
+		abbrevs:    make(map[abbrevKey]*abbrevTable),
+	}, nil
+}
+
+// ByteOrder returns the byte order of the data.
+func (d *Data) ByteOrder() binary.ByteOrder { return d.order }

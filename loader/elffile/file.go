@@ -1,0 +1,133 @@
+package elffile
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+)
+
+// File is an open ELF object. Its exported fields are filled by Open or
+// NewFile and must not be modified. The methods may be called from several
+// goroutines at once, but not concurrently with Close.
+type File struct {
+	Path      string
+	Class     Class            // Class32 or Class64
+	ByteOrder binary.ByteOrder // from EI_DATA
+	Type      uint16           // e_type: ET_REL, ET_EXEC, ET_DYN, ...
+	Machine   uint16           // e_machine: EM_X86_64, EM_AARCH64, ...
+	Sections  []Section        // in index order; Sections[i].Index == i
+
+	data   []byte // the whole image: a read-only mapping or the caller's bytes
+	mapped bool   // data is a mapping that Close releases
+	closed bool
+	order  endian
+}
+
+// Section is one section header.
+type Section struct {
+	Index     int
+	Name      string
+	Type      uint32 // SHT_*
+	Flags     uint64 // SHF_*
+	Addr      uint64
+	Offset    uint64 // file offset of the (possibly compressed) data
+	Size      uint64 // size in the file (compressed size for SHF_COMPRESSED)
+	Link      uint32
+	Info      uint32
+	Addralign uint64
+	Entsize   uint64
+}
+
+// Symbol is one entry of the symbol table.
+type Symbol struct {
+	Name        string
+	Value, Size uint64
+	Info, Other uint8
+	// Section is the index of the section the symbol is defined in, with
+	// SHN_XINDEX resolved through SHT_SYMTAB_SHNDX. The reserved values
+	// SHN_UNDEF, SHN_ABS, SHN_COMMON (and other values >= SHN_LORESERVE)
+	// are kept as they are.
+	Section uint32
+}
+
+// Type returns the symbol type, STT_*.
+func (s Symbol) Type() uint8 { return s.Info & 0xf }
+
+// Bind returns the symbol binding, STB_*.
+func (s Symbol) Bind() uint8 { return s.Info >> 4 }
+
+// Open maps the ELF file at path read-only and validates its header and
+// section table. Only the pages holding those are read. The caller must
+// Close the File; slices of section data returned without copying are
+// invalid after Close.
+func Open(path string) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &FormatError{File: path, Msg: "not a regular file"}
+	}
+	if st.Size() < eiNident {
+		return nil, &FormatError{File: path, Msg: fmt.Sprintf("file is %d bytes, too small for an ELF identification", st.Size())}
+	}
+	if uint64(st.Size()) > math.MaxInt {
+		return nil, &FormatError{File: path, Msg: fmt.Sprintf("file is %d bytes, too large to map", st.Size())}
+	}
+	data, err := mapFile(fh, int(st.Size()))
+	if err != nil {
+		return nil, fmt.Errorf("elffile: mapping %s: %w", path, err)
+	}
+	f, err := parse(path, data)
+	if err != nil {
+		_ = unmapFile(data)
+		return nil, err
+	}
+	f.mapped = true
+	return f, nil
+}
+
+// NewFile is Open over an ELF image already in memory. path is only used in
+// error messages. data must not be modified while the File is in use.
+func NewFile(path string, data []byte) (*File, error) {
+	return parse(path, data)
+}
+
+// Close releases the mapping. Section data returned without copying, which
+// includes every slice from SectionData and DebugSections that was neither
+// decompressed nor relocated, must not be used afterwards. Names (sections,
+// symbols) are copies and stay valid.
+func (f *File) Close() error {
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	data := f.data
+	f.data = nil
+	if f.mapped {
+		return unmapFile(data)
+	}
+	return nil
+}
+
+// Section returns the first section named name, or nil.
+func (f *File) Section(name string) *Section {
+	for i := range f.Sections {
+		if f.Sections[i].Name == name {
+			return &f.Sections[i]
+		}
+	}
+	return nil
+}
+
+// ErrClosed is wrapped by the errors of methods called after Close.
+var ErrClosed = errors.New("elffile: file already closed")
+
+func (f *File) errClosed() error { return fmt.Errorf("%s: %w", f.Path, ErrClosed) }

@@ -1,0 +1,29 @@
+//go:build linux
+
+package elffile
+
+import (
+	"os"
+	"syscall"
+)
+
+// mapFile maps size bytes of fh read-only. The mapping outlives fh.
+func mapFile(fh *os.File, size int) ([]byte, error) {
+	return syscall.Mmap(int(fh.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
+}
+
+// unmapFile releases a mapping made by mapFile.
+func unmapFile(b []byte) error { return syscall.Munmap(b) }
+
+// adviseWillNeed asks the kernel to start reading data[off:off+n] of a
+// mapping in the background, so that a caller walking a large section does
+// not fault it in page by page from a cold page cache. It is only a hint.
+func adviseWillNeed(data []byte, off, n uint64) {
+	page := uint64(os.Getpagesize())
+	start := off &^ (page - 1)
+	end := off + n
+	if n == 0 || end > uint64(len(data)) {
+		return
+	}
+	_ = syscall.Madvise(data[start:end], syscall.MADV_WILLNEED)
+}

@@ -1,0 +1,21 @@
+//go:build !linux
+
+package elffile
+
+import (
+	"io"
+	"os"
+)
+
+// mapFile reads the file into memory where mmap is not wired up.
+func mapFile(fh *os.File, size int) ([]byte, error) {
+	b := make([]byte, size)
+	if _, err := io.ReadFull(fh, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func unmapFile([]byte) error { return nil }
+
+func adviseWillNeed([]byte, uint64, uint64) {}

@@ -1,0 +1,100 @@
+package loader
+
+// Func is one DW_TAG_subprogram of a compile unit, an entry of pahole's
+// functions_table, with the per-function facts pahole's dwarf_loader
+// derives (spec §2.3-§2.5). Parameters and annotations live in the
+// table's FuncParams and FuncAnnots, addressed by First/Count.
+type Func struct {
+	Name       string // DW_AT_name, else the abstract origin's or specification's
+	Offset     uint64 // DIE offset in .debug_info
+	Origin     uint64 // DW_AT_abstract_origin DIE offset, 0 if none
+	LowPC      uint64 // DW_AT_low_pc, 0 if absent
+	Ret        TypeID // return type: own DW_AT_type, else the origin's; 0 is void
+	Flags      FuncFlags
+	First      uint32 // first parameter in TypeTable.FuncParams
+	Count      uint32
+	AnnotFirst uint32 // first decl tag in TypeTable.FuncAnnots
+	AnnotCount uint32
+}
+
+// FuncFlags are boolean facts about a function.
+type FuncFlags uint16
+
+const (
+	FuncDeclaration      FuncFlags = 1 << iota // DW_AT_declaration
+	FuncExternal                               // DW_AT_external
+	FuncNoreturn                               // DW_AT_noreturn
+	FuncInline                                 // DW_AT_inline present and non-zero (abstract root)
+	FuncHasOrigin                              // DW_AT_abstract_origin present
+	FuncVarargs                                // DW_TAG_unspecified_parameters child
+	FuncSignatureChanged                       // clang DW_CC_nocall on itself or its origin
+	FuncReordered                              // a parameter's position differs from its origin's
+	FuncOptimizedParms                         // a parameter is optimized out or has no location
+	FuncUnexpectedReg                          // a parameter is in an unexpected register (no struct parameter)
+	FuncNoreturnOrigin                         // DW_AT_noreturn on the abstract origin
+	FuncExternalOrigin                         // DW_AT_external on the abstract origin
+)
+
+// FuncParam is one formal parameter of a function, with pahole's location
+// facts (spec §2.4, §8.4).
+type FuncParam struct {
+	Name          string
+	Type          TypeID
+	Idx           int32 // position among the DIE's parameters
+	OriginIdx     int32 // position in the abstract origin, -1 without origin
+	LocReg        int8  // first DWARF register number found, -1 if none
+	HasLoc        bool  // DW_AT_location present (shared with the origin)
+	HasConstValue bool  // DW_AT_const_value present
+	LocStack      bool  // entry 0 is DW_OP_fbreg
+	LocConst      bool  // entry 0 is a literal or constant
+	InMemory      bool  // aggregate larger than the registers it could use
+	TypeSize      uint16
+	Optimized     bool // verdict of the ABI walk
+	UnexpectedReg bool // verdict of the ABI walk
+	FirstFields   uint64
+	SecondFields  uint64
+}
+
+// FuncAnnot is a btf_decl_tag on a function (Component -1) or on its
+// parameter number Component.
+type FuncAnnot struct {
+	Value     string
+	Component int32
+}
+
+// Arch is the calling convention pahole assumes for parameter checks
+// (spec §2.4).
+type Arch struct {
+	NrRegs int     // parameters passed in registers
+	RegMap [8]int8 // expected DWARF register per slot, -1: not checked
+	AggTwo bool    // aggregates may use two registers
+}
+
+// ArchFor returns pahole's table entry for an ELF e_machine.
+func ArchFor(machine uint16) Arch {
+	a := Arch{AggTwo: true}
+	for i := range a.RegMap {
+		a.RegMap[i] = -1
+	}
+	switch machine {
+	case 22: // EM_S390
+		a.NrRegs = 5
+		a.AggTwo = false
+		for i := 0; i < 5; i++ {
+			a.RegMap[i] = int8(2 + i)
+		}
+	case 62: // EM_X86_64
+		a.NrRegs = 6
+		copy(a.RegMap[:], []int8{5, 4, 1, 2, 8, 9})
+	case 183, 40: // EM_AARCH64, EM_ARM
+		a.NrRegs = 8
+		for i := 0; i < 8; i++ {
+			a.RegMap[i] = int8(i)
+		}
+	case 2, 43: // EM_SPARC, EM_SPARCV9
+		a.NrRegs = 6
+	case 45, 8, 20, 21, 243: // EM_ARC, EM_MIPS, EM_PPC, EM_PPC64, EM_RISCV
+		a.NrRegs = 8
+	}
+	return a
+}

@@ -1,0 +1,82 @@
+package loader
+
+import (
+	"fmt"
+
+	"github.com/btfgate/btfgate/loader/dwarf"
+	"github.com/btfgate/btfgate/loader/elffile"
+)
+
+// Input is an opened ELF file with its DWARF ready to walk.
+type Input struct {
+	Path  string
+	ELF   *elffile.File
+	DWARF *dwarf.Data
+	Units []dwarf.Unit
+}
+
+// debugSectionNames are the sections the DWARF reader uses.
+func debugSectionNames() []string {
+	return []string{
+		".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str", ".debug_str_offsets",
+		".debug_addr", ".debug_loclists", ".debug_loc", ".debug_rnglists", ".debug_ranges",
+	}
+}
+
+// Open maps path, extracts (decompresses, relocates) its debug sections and
+// reads the unit headers.
+func Open(path string) (*Input, error) {
+	f, err := elffile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	in, err := newInput(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
+func newInput(f *elffile.File) (*Input, error) {
+	secs, err := f.DebugSections(debugSectionNames()...)
+	if err != nil {
+		return nil, err
+	}
+	if len(secs[".debug_info"]) == 0 {
+		return nil, fmt.Errorf("%s: no .debug_info section: the file has no DWARF (build with -g / CONFIG_DEBUG_INFO)", f.Path)
+	}
+	d, err := dwarf.New(dwarf.Sections{
+		Info:       secs[".debug_info"],
+		Abbrev:     secs[".debug_abbrev"],
+		Str:        secs[".debug_str"],
+		LineStr:    secs[".debug_line_str"],
+		StrOffsets: secs[".debug_str_offsets"],
+		Addr:       secs[".debug_addr"],
+		LocLists:   secs[".debug_loclists"],
+		Loc:        secs[".debug_loc"],
+		RngLists:   secs[".debug_rnglists"],
+		Ranges:     secs[".debug_ranges"],
+		ByteOrder:  f.ByteOrder,
+		File:       f.Path,
+	})
+	if err != nil {
+		return nil, err
+	}
+	units, err := d.Units()
+	if err != nil {
+		return nil, err
+	}
+	return &Input{Path: f.Path, ELF: f, DWARF: d, Units: units}, nil
+}
+
+// Close unmaps the file. Strings taken from the input are invalid afterwards.
+func (in *Input) Close() error { return in.ELF.Close() }
+
+// SectionName returns the name of ELF section idx, or "" if out of range.
+func (in *Input) SectionName(idx uint32) string {
+	if int(idx) < len(in.ELF.Sections) {
+		return in.ELF.Sections[idx].Name
+	}
+	return ""
+}
