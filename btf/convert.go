@@ -14,6 +14,15 @@ type ConvertOptions struct {
 	Enum64 bool // enum64: enums wider than 4 bytes become ENUM64
 }
 
+// CUVar is a variable the caller decided to encode for a CU: a VAR of CU
+// type Type (a type table id), followed by its decl tags.
+type CUVar struct {
+	Name    string
+	Type    TypeID
+	Linkage uint32
+	Tags    []string
+}
+
 // Fragment is one compile unit's BTF before it is spliced into the whole.
 //
 // Types holds the CU's types with local ids equal to the type table ids. An
@@ -24,8 +33,9 @@ type ConvertOptions struct {
 type Fragment struct {
 	Types    *Types
 	Tail     *Types
-	IntID    TypeID // the CU's first base type named "int", 0 if none
-	HasArray bool   // the CU has arrays (pahole's need_index_type)
+	IntID    TypeID   // the CU's first base type named "int", 0 if none
+	HasArray bool     // the CU has arrays (pahole's need_index_type)
+	VarIDs   []TypeID // tail-local id of each CUVar's VAR
 }
 
 // sanitizedIntName is what pahole calls base types of odd sizes.
@@ -33,7 +43,7 @@ const sanitizedIntName = "__SANITIZED_FAKE_INT__"
 
 // ConvertCU maps a CU's type table to BTF exactly as pahole's
 // btf_encoder__encode_tag does (spec §5.2-§5.9).
-func ConvertCU(tab *loader.TypeTable, opts ConvertOptions) (*Fragment, error) {
+func ConvertCU(tab *loader.TypeTable, opts ConvertOptions, vars []CUVar) (*Fragment, error) {
 	strs := NewStrings()
 	types := NewTypes(strs)
 	n := TypeID(tab.Len())
@@ -120,12 +130,27 @@ func ConvertCU(tab *loader.TypeTable, opts ConvertOptions) (*Fragment, error) {
 
 	tail := NewTypes(strs)
 	// References from the tail to CU type x are written as tailLen+x, so the
-	// tail's length must be known first: decl tags are its only content so far.
+	// tail's length must be known first: the type decl tags, then each VAR
+	// followed by its decl tags.
 	tailLen := TypeID(len(tab.DeclTags))
+	for _, v := range vars {
+		tailLen += 1 + TypeID(len(v.Tags))
+	}
 	for _, dt := range tab.DeclTags {
 		tail.AddDeclTag(strs.Add(dt.Value), tailLen+TypeID(dt.Target), dt.Component)
 	}
-	return &Fragment{Types: types, Tail: tail, IntID: TypeID(tab.IntID), HasArray: tab.HasArray}, nil
+	frag := &Fragment{Types: types, Tail: tail, IntID: TypeID(tab.IntID), HasArray: tab.HasArray}
+	for _, v := range vars {
+		id := tail.AddVar(strs.Add(v.Name), tailLen+v.Type, v.Linkage)
+		frag.VarIDs = append(frag.VarIDs, id)
+		for _, tag := range v.Tags {
+			tail.AddDeclTag(strs.Add(tag), id, -1)
+		}
+	}
+	if tail.Len() != int(tailLen) {
+		return nil, fmt.Errorf("CU %d: tail has %d types, expected %d", tab.Unit.Index, tail.Len(), tailLen)
+	}
+	return frag, nil
 }
 
 // convertBase maps a DW_TAG_base_type (pahole's btf_encoder__add_base_type).

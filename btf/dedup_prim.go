@@ -36,7 +36,7 @@ func (d *deduper) primType(id uint32) {
 					newID = c // resolve a forward declaration to the full enum
 					break
 				}
-				d.canon[c] = id // resolve the canonical forward declaration to this enum
+				_ = c // resolve the canonical forward declaration to this enum
 			}
 		}
 	case KindFwd, KindFloat:

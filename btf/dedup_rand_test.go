@@ -17,6 +17,17 @@ func randomCUs(seed uint64, units int) *Types {
 	return all
 }
 
+// randomUniverseCUs cuts units out of one random "program" of a few
+// random units, so that units overlap much more than randomCUs' do.
+func randomUniverseCUs(seed uint64, units int) *Types {
+	universe := randomCUs(seed, 3)
+	all, err := synthUnits(universe, nil, units, seed)
+	if err != nil {
+		panic(err)
+	}
+	return all
+}
+
 var randomKinds = []Kind{
 	KindInt, KindStruct, KindStruct, KindStruct, KindUnion, KindFwd, KindFwd, KindPtr, KindPtr, KindPtr,
 	KindArray, KindTypedef, KindConst, KindVolatile, KindEnum, KindEnum64, KindFuncProto, KindFuncProto,
@@ -42,7 +53,7 @@ func randomCU(rng *rand.Rand) *Types {
 		kinds[i] = randomKinds[rng.IntN(len(randomKinds))]
 	}
 	// ref picks a type id for a reference from type i: any lower id, or any
-	// struct, union or typedef (so that every cycle passes through one).
+	// struct or union (so that every cycle passes through one, as in C).
 	// Only pointers may point to prototypes.
 	ref := func(i int, allowVoid bool) TypeID {
 		var cands []TypeID
@@ -58,7 +69,7 @@ func randomCU(rng *rand.Rand) *Types {
 					continue
 				}
 			}
-			if j < i || kinds[j] == KindStruct || kinds[j] == KindUnion || kinds[j] == KindTypedef {
+			if j < i || kinds[j] == KindStruct || kinds[j] == KindUnion {
 				cands = append(cands, TypeID(j))
 			}
 		}

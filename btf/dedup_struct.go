@@ -185,9 +185,13 @@ func fwdKind(w []uint32) Kind {
 // (btf_dedup_identical_types). It mirrors libbpf exactly, including that its
 // ARRAY case compares the first array's element and index types with
 // themselves, so that arrays of equal name, size and length always match.
+// (It differs only where libbpf would not terminate, see below.)
 func (d *deduper) identical(id1, id2 uint32, depth int) bool {
-	for {
-		if depth <= 0 {
+	// libbpf follows reference kinds without counting depth, so a cycle of
+	// them (a typedef of itself: invalid C) never ends there; here a chain
+	// longer than the number of types is "not identical".
+	for steps := uint32(0); ; steps++ {
+		if depth <= 0 || steps > d.n {
 			return false
 		}
 		w1, w2 := d.typ(id1), d.typ(id2)

@@ -208,6 +208,14 @@ func (s *cuSynth) build() *Types {
 // split on base.
 func synthInput(tb testing.TB, src, base *Types, units int, seed uint64) *Types {
 	tb.Helper()
+	all, err := synthUnits(src, base, units, seed)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return all
+}
+
+func synthUnits(src, base *Types, units int, seed uint64) (*Types, error) {
 	s := newCUSynth(src, seed)
 	all := NewTypes(NewStrings())
 	if base != nil {
@@ -215,8 +223,8 @@ func synthInput(tb testing.TB, src, base *Types, units int, seed uint64) *Types 
 	}
 	for range units {
 		if err := all.Append(s.unit(), nil); err != nil {
-			tb.Fatal(err)
+			return nil, err
 		}
 	}
-	return all
+	return all, nil
 }

@@ -17,9 +17,9 @@ type Splicer struct {
 // NewSplicer returns a Splicer appending to dst.
 func NewSplicer(dst *Types) *Splicer { return &Splicer{dst: dst} }
 
-// Add splices one CU's fragment and returns the shift from its local type
-// ids to global ones (global = local + shift).
-func (s *Splicer) Add(f *Fragment) (TypeID, error) {
+// Add splices one CU's fragment and returns the shifts from its local type
+// ids and its tail-local ids to global ones (global = local + shift).
+func (s *Splicer) Add(f *Fragment) (types, tail TypeID, err error) {
 	shift := s.dst.FirstID() + TypeID(s.dst.Len()) - 1
 	n := TypeID(f.Types.Len())
 	if !s.hasIndex {
@@ -32,7 +32,7 @@ func (s *Splicer) Add(f *Fragment) (TypeID, error) {
 	}
 	s.needIndex = s.needIndex || f.HasArray
 	if err := s.dst.Append(f.Types, []TypeID{s.indexID}); err != nil {
-		return 0, fmt.Errorf("splice CU types: %w", err)
+		return 0, 0, fmt.Errorf("splice CU types: %w", err)
 	}
 	if s.needIndex && !s.hasIndex {
 		if s.intName == 0 {
@@ -40,19 +40,20 @@ func (s *Splicer) Add(f *Fragment) (TypeID, error) {
 		}
 		id := s.dst.AddInt(s.intName, 4, IntSigned, 0, 32)
 		if id != s.indexID {
-			return 0, fmt.Errorf("splice: synthetic int got id %d, arrays use %d", id, s.indexID)
+			return 0, 0, fmt.Errorf("splice: synthetic int got id %d, arrays use %d", id, s.indexID)
 		}
 		s.hasIndex = true
 	}
+	tailShift := s.dst.FirstID() + TypeID(s.dst.Len()) - 1
 	if f.Tail.Len() == 0 {
-		return shift, nil
+		return shift, tailShift, nil
 	}
 	s.ext = s.ext[:0]
 	for id := TypeID(1); id <= n; id++ {
 		s.ext = append(s.ext, shift+id)
 	}
 	if err := s.dst.Append(f.Tail, s.ext); err != nil {
-		return 0, fmt.Errorf("splice CU tail: %w", err)
+		return 0, 0, fmt.Errorf("splice CU tail: %w", err)
 	}
-	return shift, nil
+	return shift, tailShift, nil
 }

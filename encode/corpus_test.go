@@ -24,29 +24,41 @@ type corpusRun struct {
 }
 
 var (
-	defaultRunOnce sync.Once
-	defaultRun     corpusRun
+	defaultRunOnce, allRunOnce sync.Once
+	defaultRun, allRun         corpusRun
 )
 
 func encodeCorpusDefault(t *testing.T) *corpusRun {
+	return encodeCorpusOnce(t, &defaultRunOnce, &defaultRun, features.Default())
+}
+
+// encodeCorpusAll encodes with default,global_var,true_signature, as the
+// reference's amd64.all.btf.
+func encodeCorpusAll(t *testing.T) *corpusRun {
+	set := features.Default()
+	set.GlobalVar, set.TrueSignature = true, true
+	return encodeCorpusOnce(t, &allRunOnce, &allRun, set)
+}
+
+func encodeCorpusOnce(t *testing.T, once *sync.Once, run *corpusRun, set features.Set) *corpusRun {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("encoding the corpus kernel takes seconds; skipped with -short")
 	}
 	path := corpus.Vmlinux(t)
-	defaultRunOnce.Do(func() {
-		res, err := Encode(path, Options{Features: features.Default(), Jobs: 2})
+	once.Do(func() {
+		res, err := Encode(path, Options{Features: set, Jobs: 2})
 		if err != nil {
-			defaultRun.err = err
+			run.err = err
 			return
 		}
 		raw, err := res.Types.Marshal(binary.LittleEndian)
-		defaultRun = corpusRun{res: res, raw: raw, err: err}
+		*run = corpusRun{res: res, raw: raw, err: err}
 	})
-	if defaultRun.err != nil {
-		t.Fatalf("encode %s: %v", path, defaultRun.err)
+	if run.err != nil {
+		t.Fatalf("encode %s: %v", path, run.err)
 	}
-	return &defaultRun
+	return run
 }
 
 func compareWithReference(t *testing.T, raw []byte, ref string) *btfdiff.Report {
@@ -125,6 +137,30 @@ func TestCorpusFunctionsMatchReference(t *testing.T) {
 	}
 	diffMaps(t, "final skip reason", final, ours)
 	diffMaps(t, "prototype mismatch", mismatch, oursMismatch)
+}
+
+// TestCorpusVariablesMatchReference: the 381 percpu VARs and their DATASEC.
+func TestCorpusVariablesMatchReference(t *testing.T) {
+	run := encodeCorpusDefault(t)
+	rep := compareWithReference(t, run.raw, "amd64.default.btf")
+	checkKinds(t, rep, map[string]int{"VAR": 381, "DATASEC": 1})
+	if !rep.Equal() {
+		t.Errorf("the whole output differs from amd64.default.btf: %d keys only in the reference, %d only in ours",
+			len(rep.OnlyA), len(rep.OnlyB))
+	}
+}
+
+// TestCorpusAllFeaturesMatchReference: with global_var and true_signature
+// the whole output equals amd64.all.btf.
+func TestCorpusAllFeaturesMatchReference(t *testing.T) {
+	run := encodeCorpusAll(t)
+	rep := compareWithReference(t, run.raw, "amd64.all.btf")
+	checkKinds(t, rep, map[string]int{"FUNC": 44167, "FUNC_PROTO": 23796, "VAR": 23709, "DATASEC": 13,
+		"STRUCT": 8721, "PTR": 12403})
+	if !rep.Equal() {
+		t.Errorf("the whole output differs from amd64.all.btf: %d keys only in the reference, %d only in ours%s",
+			len(rep.OnlyA), len(rep.OnlyB), examples(rep, "FUNC")+examples(rep, "VAR"))
+	}
 }
 
 const skipPrefix = " : skipping BTF encoding of function due to "

@@ -66,8 +66,9 @@ func Encode(path string, opts Options) (*Result, error) {
 	fo := &cuFuncOptions{elf: elf, arch: loader.ArchFor(in.ELF.Machine),
 		trueSignature: opts.Features.TrueSignature, relocatable: in.ELF.Type == elfTypeRel}
 
+	vs := newVarSections(in, syms, opts)
 	all := btf.NewTypes(btf.NewStrings())
-	states, err := convertUnits(in, opts, fo, all)
+	states, datasecs, err := convertUnits(in, opts, fo, vs, all)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +87,7 @@ func Encode(path string, opts Options) (*Result, error) {
 	}
 	lap("policy")
 	emitFunctions(all, groups, include, elf)
+	emitDatasecs(all, datasecs, in.ELF.Sections)
 	res.Before = all.Len()
 	lap("functions")
 
@@ -101,7 +103,7 @@ func Encode(path string, opts Options) (*Result, error) {
 // convertUnits walks and converts every compile unit on opts.Jobs workers
 // and splices the fragments into dst strictly in unit order. At most 2×jobs
 // fragments wait to be spliced, which bounds memory.
-func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, dst *btf.Types) ([]funcState, error) {
+func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSections, dst *btf.Types) ([]funcState, []datasecEntry, error) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -110,6 +112,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, dst *btf.Ty
 	type result struct {
 		frag   *btf.Fragment
 		states []funcState
+		infos  []secinfo
 		err    error
 	}
 	slots := make([]chan result, len(units))
@@ -140,12 +143,17 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, dst *btf.Ty
 					slots[i] <- result{err: err}
 					continue
 				}
-				frag, err := btf.ConvertCU(&tab, convOpts)
+				vars, infos, err := filterVars(&tab, vs)
+				if err != nil {
+					slots[i] <- result{err: err}
+					continue
+				}
+				frag, err := btf.ConvertCU(&tab, convOpts, vars)
 				var states []funcState
 				if err == nil {
 					states = saveStates(&tab, i, fo)
 				}
-				slots[i] <- result{frag: frag, states: states, err: err}
+				slots[i] <- result{frag: frag, states: states, infos: infos, err: err}
 			}
 		}()
 	}
@@ -167,6 +175,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, dst *btf.Ty
 
 	splicer := btf.NewSplicer(dst)
 	var states []funcState
+	var datasecs []datasecEntry
 	var firstErr error
 	for i := range units {
 		r := <-slots[i]
@@ -175,26 +184,30 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, dst *btf.Ty
 			continue
 		}
 		if r.err != nil {
-			firstErr = fmt.Errorf("%s: %w", in.Path, r.err)
+			firstErr = r.err
 			close(stop)
 			break
 		}
 		if r.frag == nil {
 			continue
 		}
-		shift, err := splicer.Add(r.frag)
+		shift, tailShift, err := splicer.Add(r.frag)
 		if err != nil {
 			firstErr = fmt.Errorf("%s: CU %d: %w", in.Path, i, err)
 			close(stop)
 			break
 		}
 		globalize(r.states, shift)
+		for _, si := range r.infos {
+			datasecs = append(datasecs, datasecEntry{section: si.section, info: btf.VarSecinfo{
+				Type: r.frag.VarIDs[si.varIdx] + tailShift, Offset: si.offset, Size: si.size}})
+		}
 		states = append(states, r.states...)
 	}
 	// Slots are buffered, so workers never block on them; closing stop ends
 	// the feeder, which closes next and lets the workers return.
 	wg.Wait()
-	return states, firstErr
+	return states, datasecs, firstErr
 }
 
 // elfTypeRel is ET_REL: kernel modules.

@@ -54,6 +54,11 @@ type Walker struct {
 	recoded   []bool
 	ops       []dwarf.Op
 
+	// Variables (see varwalk.go).
+	vars    []rawVar
+	varOffs []uint64
+	vannots []string
+
 	order        binary.ByteOrder
 	littleEndian bool
 }
@@ -100,6 +105,7 @@ const (
 	frameOther                       // any other type DIE with children
 	frameFunc                        // subprogram
 	frameParam                       // formal parameter of a subprogram (decl tags)
+	frameVar                         // CU-level variable (decl tags)
 )
 
 type frame struct {
@@ -129,6 +135,9 @@ func (w *Walker) Walk(u *dwarf.Unit, t *TypeTable) error {
 	w.funcOrder = w.funcOrder[:0]
 	w.fparams = w.fparams[:0]
 	w.fannots = w.fannots[:0]
+	w.vars = w.vars[:0]
+	w.varOffs = w.varOffs[:0]
+	w.vannots = w.vannots[:0]
 
 	if err := w.r.Seek(u); err != nil {
 		return err
@@ -151,7 +160,7 @@ func (w *Walker) Walk(u *dwarf.Unit, t *TypeTable) error {
 			switch {
 			case top.kind == frameFunc:
 				w.funcOrder = append(w.funcOrder, top.raw)
-			case top.kind == frameMember || top.kind == frameParam:
+			case top.kind == frameMember || top.kind == frameParam || top.kind == frameVar:
 			case top.raw >= 0:
 				w.close(top.raw)
 			}
@@ -241,6 +250,12 @@ func (w *Walker) visit(e *dwarf.Entry, t *TypeTable) {
 		}
 		w.skip(e)
 		return
+	case frameVar:
+		if e.Tag == dwarf.TagLLVMAnnotation {
+			w.varAnnot(e, top.raw)
+		}
+		w.skip(e)
+		return
 	}
 
 	// Scopes (and nested types inside structs and subroutine types).
@@ -248,6 +263,11 @@ func (w *Walker) visit(e *dwarf.Entry, t *TypeTable) {
 	case dwarf.TagSubprogram:
 		w.addFunc(e)
 		return
+	case dwarf.TagVariable:
+		if len(w.stack) == 1 {
+			w.addVar(e, t.Unit)
+			return
+		}
 	case dwarf.TagLexicalBlock, dwarf.TagInlinedSubroutine:
 		if e.Children {
 			w.push(frame{kind: frameScope, raw: -1})
@@ -599,6 +619,7 @@ func (w *Walker) finish(t *TypeTable) error {
 		}
 	}
 	w.finishFuncs(t)
+	w.finishVars(t)
 
 	// Members, now that every type's size is known.
 	for id := 1; id < len(t.Entries); id++ {

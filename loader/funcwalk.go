@@ -40,7 +40,8 @@ type rawFuncAnnot struct {
 
 // Index tags in Walker.byOff: a slot holds kindBase+index+1.
 const (
-	slotFunc  = 1 << 29
+	slotFunc  = 1 << 28
+	slotVar   = 1 << 29
 	slotParam = 1 << 30
 )
 
@@ -276,7 +277,7 @@ func (w *Walker) funcAt(off uint64) int {
 		return -1
 	}
 	v := w.byOff[off-w.base]
-	if v > slotFunc && v <= slotParam {
+	if v > slotFunc && v <= slotVar {
 		return int(v - slotFunc - 1)
 	}
 	return -1

@@ -28,6 +28,9 @@ type TypeTable struct {
 	Funcs      []Func      // subprograms in pahole's functions_table order
 	FuncParams []FuncParam // their parameters
 	FuncAnnots []FuncAnnot // their decl tags
+
+	Vars      []Var    // CU-level variables in DIE order (pahole's tags_table)
+	VarAnnots []string // decl tag values of variables
 }
 
 // TypeEntry is one type DIE.
@@ -104,6 +107,8 @@ func (t *TypeTable) reset(u *dwarf.Unit) {
 	t.Funcs = t.Funcs[:0]
 	t.FuncParams = t.FuncParams[:0]
 	t.FuncAnnots = t.FuncAnnots[:0]
+	t.Vars = t.Vars[:0]
+	t.VarAnnots = t.VarAnnots[:0]
 }
 
 // Len is the number of real entries (excluding the void slot).

@@ -66,10 +66,3 @@ func (e endian) putUint(b []byte, width int, v uint64) {
 		}
 	}
 }
-
-func (e endian) byteOrder() binary.ByteOrder {
-	if e.big {
-		return binary.BigEndian
-	}
-	return binary.LittleEndian
-}

@@ -225,7 +225,6 @@ func TestHostileRelocations(t *testing.T) {
 }
 
 func TestHostileCompression(t *testing.T) {
-	type chdr struct{ typ, size, align uint64 }
 	for _, obj := range []string{"testdata/tiny-gcc-zlib.o", "testdata/tiny-gcc-zstd.o", "testdata/tiny-i386-linux-gnu-zlib.o"} {
 		// Field offsets of ch_type, ch_size, ch_addralign and the header size.
 		fields := func(f *File) (uint64, uint64, uint64, int, uint64) {
@@ -293,7 +292,6 @@ func TestHostileCompression(t *testing.T) {
 			})
 		}
 	}
-	_ = chdr{}
 }
 
 // TestCorruptZlibPayload flips a byte inside a zlib stream: the Adler-32
