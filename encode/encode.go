@@ -63,6 +63,9 @@ func Encode(path string, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w (functions are matched against .symtab)", path, err)
 	}
 	elf := loader.CollectElfFuncs(syms)
+	if err := loader.MarkBTFIDs(in.ELF, syms, elf); err != nil {
+		return nil, err
+	}
 	fo := &cuFuncOptions{elf: elf, arch: loader.ArchFor(in.ELF.Machine),
 		trueSignature: opts.Features.TrueSignature, relocatable: in.ELF.Type == elfTypeRel}
 
@@ -86,7 +89,9 @@ func Encode(path string, opts Options) (*Result, error) {
 		res.Decisions[i] = FuncDecision{Include: include[i], Final: final}
 	}
 	lap("policy")
-	emitFunctions(all, groups, include, elf)
+	if err := emitFunctions(all, groups, include, nil, elf, opts.Features); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	emitDatasecs(all, datasecs, in.ELF.Sections)
 	res.Before = all.Len()
 	lap("functions")

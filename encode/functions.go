@@ -129,6 +129,7 @@ func groupFacts(groups []funcGroup, elf *loader.ElfFuncs, sectionName func(uint3
 		first := &g.states[0]
 		f := facts.Function{
 			ID: gi, Name: ef.Name, AmbiguousAddr: ef.Ambiguous, Instances: len(g.states),
+			Kfunc: ef.Kfunc, KfuncFlags: ef.KfuncFlags, BTFIDRef: ef.BTFIDRef,
 			UnexpectedReg: first.accU, UncertainLoc: first.accC, Reordered: first.accR,
 			Inconsistent: first.accI, Mismatch: g.mismatch,
 		}
@@ -173,29 +174,82 @@ func instanceFacts(s *funcState, ef *loader.ElfFunc, set features.Set, detail bo
 	return in
 }
 
+// kfunc flags (include/linux/btf.h).
+const (
+	kfFastcall  = 1 << 12
+	kfArenaRet  = 1 << 13
+	kfArenaArg1 = 1 << 14
+	kfArenaArg2 = 1 << 15
+)
+
 // emitFunctions appends FUNC_PROTO, FUNC and decl tags for every included
-// group, in group (sorted name) order (spec §2.7 steps 6-7).
-func emitFunctions(types *btf.Types, groups []funcGroup, include []bool, elf *loader.ElfFuncs) {
+// group, in group (sorted name) order (spec §2.7 steps 6-7, §4). extra holds
+// decl tags policies asked for, per group (may be nil).
+func emitFunctions(types *btf.Types, groups []funcGroup, include []bool, extra [][]loader.FuncAnnot, elf *loader.ElfFuncs, set features.Set) error {
 	var params []btf.Param
 	for gi := range groups {
 		if !include[gi] {
 			continue
 		}
 		g := &groups[gi]
+		ef := &elf.Funcs[g.elf]
 		s := &g.states[g.canon]
-		name := elf.Funcs[g.elf].Name
-		if g.trueSig >= 0 {
+		name := ef.Name
+		trueSig := g.trueSig >= 0
+		if trueSig {
 			s = &g.states[g.trueSig]
-			name = elf.Funcs[g.elf].Syms[s.trueSym].Name
+			name = ef.Syms[s.trueSym].Name
 		}
+		kfunc := ef.Kfunc && set.DeclTagKfuncs && !trueSig
 		params = params[:0]
 		for _, p := range s.params {
 			params = append(params, btf.Param{Name: types.Strings.Add(p.name), Type: p.typ})
 		}
-		proto := types.AddFuncProto(s.ret, params)
+		ret := s.ret
+		if kfunc && set.Attributes {
+			var err error
+			if ef.KfuncFlags&kfArenaRet != 0 {
+				if ret, err = arenaPtr(types, ret); err != nil {
+					return fmt.Errorf("kfunc %s return type: %w", name, err)
+				}
+			}
+			for i, flag := range []uint32{kfArenaArg1, kfArenaArg2} {
+				if ef.KfuncFlags&flag == 0 {
+					continue
+				}
+				if i >= len(params) {
+					return fmt.Errorf("kfunc %s: arena flag for argument %d but it has %d", name, i+1, len(params))
+				}
+				if params[i].Type, err = arenaPtr(types, params[i].Type); err != nil {
+					return fmt.Errorf("kfunc %s argument %d: %w", name, i+1, err)
+				}
+			}
+		}
+		proto := types.AddFuncProto(ret, params)
 		fn := types.AddFunc(types.Strings.Add(name), proto, btf.FuncStatic)
 		for _, a := range s.annots {
 			types.AddDeclTag(types.Strings.Add(a.Value), fn, a.Component)
 		}
+		if kfunc && set.DeclTag {
+			types.AddDeclTag(types.Strings.Add("bpf_kfunc"), fn, -1)
+			if ef.KfuncFlags&kfFastcall != 0 {
+				types.AddDeclTag(types.Strings.Add("bpf_fastcall"), fn, -1)
+			}
+		}
+		if extra != nil {
+			for _, a := range extra[gi] {
+				types.AddDeclTag(types.Strings.Add(a.Value), fn, a.Component)
+			}
+		}
 	}
+	return nil
+}
+
+// arenaPtr replaces PTR -> T by PTR -> TYPE_TAG(kind_flag, "address_space(1)") -> T.
+func arenaPtr(types *btf.Types, ptr btf.TypeID) (btf.TypeID, error) {
+	if ptr == 0 || types.Kind(ptr) != btf.KindPtr {
+		return 0, fmt.Errorf("type %d is not a pointer", ptr)
+	}
+	tag := types.AddTypeTag(types.Strings.Add("address_space(1)"), types.Ref(ptr), true)
+	return types.AddRef(btf.KindPtr, 0, tag), nil
 }

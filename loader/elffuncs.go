@@ -13,6 +13,12 @@ type ElfFunc struct {
 	Name      string   // symbol name up to its first '.'
 	Syms      []ElfSym // the symbols, in symbol-table order
 	Ambiguous bool     // two or more distinct addresses (not computed for the last name)
+	// Kfunc: named by a __BTF_ID__func__ symbol inside a kfunc set8 of
+	// .BTF_ids; KfuncFlags is the flags word after its id.
+	Kfunc      bool
+	KfuncFlags uint32
+	// BTFIDRef: named by some __BTF_ID__func__ symbol (kfunc or not).
+	BTFIDRef bool
 }
 
 // ElfSym is one kept STT_FUNC symbol.
