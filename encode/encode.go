@@ -145,7 +145,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSect
 					continue
 				}
 				if err := walker.Walk(u, &tab); err != nil {
-					slots[i] <- result{err: err}
+					slots[i] <- result{err: fmt.Errorf("%s: %w", in.Path, err)}
 					continue
 				}
 				vars, infos, err := filterVars(&tab, vs)
@@ -157,6 +157,8 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSect
 				var states []funcState
 				if err == nil {
 					states = saveStates(&tab, i, fo)
+				} else {
+					err = fmt.Errorf("%s: %w", in.Path, err)
 				}
 				slots[i] <- result{frag: frag, states: states, infos: infos, err: err}
 			}
