@@ -1,0 +1,179 @@
+// Package rules reads btfgate rules files: YAML documents that choose BTF
+// features, add policy modules, feed data to policies (allow and deny
+// lists, tags) and name outputs, so that a user can steer an encode
+// without writing Go. Every error names the file and line.
+package rules
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Rules is one parsed rules file. Paths in it are resolved against the
+// directory of the file.
+type Rules struct {
+	// File is the rules file's path.
+	File string `yaml:"-"`
+	// Features is a btf_features list ("default", "+name", "a,b").
+	Features string `yaml:"features"`
+	// FeaturesStrict makes unknown feature names an error.
+	FeaturesStrict bool `yaml:"features_strict"`
+	// Policies are Rego files or directories of them (their *.rego files,
+	// _test.rego excluded), loaded after the default policies.
+	Policies []string `yaml:"policies"`
+	// NoDefaultPolicies drops the default (pahole) policy set.
+	NoDefaultPolicies bool `yaml:"no_default_policies"`
+	// Data is made available to policies as data.btfgate.config.
+	Data map[string]any `yaml:"data"`
+	// Output names where results go; flags on the command line win.
+	Output Output `yaml:"output"`
+}
+
+// Output names the files an encode writes.
+type Output struct {
+	BTF    string `yaml:"btf"`
+	Report string `yaml:"report"`
+}
+
+// Load reads and checks a rules file.
+func Load(path string) (*Rules, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("rules file: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse reads a rules file's content; name labels errors.
+func Parse(name string, data []byte) (*Rules, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var r Rules
+	if err := dec.Decode(&r); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: empty rules file", name)
+		}
+		return nil, fmt.Errorf("%s%s", name, yamlMessage(err))
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, fmt.Errorf("%s:%d: only one YAML document is allowed", name, extra.Line)
+	}
+	r.File = name
+	dir := filepath.Dir(name)
+	for i, p := range r.Policies {
+		if p == "" {
+			return nil, fmt.Errorf("%s: policies[%d] is empty", name, i)
+		}
+		if !filepath.IsAbs(p) {
+			r.Policies[i] = filepath.Join(dir, p)
+		}
+	}
+	for _, o := range []*string{&r.Output.BTF, &r.Output.Report} {
+		if *o != "" && !filepath.IsAbs(*o) {
+			*o = filepath.Join(dir, *o)
+		}
+	}
+	if r.Data != nil {
+		if err := checkData(name, data); err != nil {
+			return nil, err
+		}
+	}
+	return &r, nil
+}
+
+// yamlMessage turns yaml.v3's "yaml: line N: ..." into ":N: ..." so that
+// after the file name it reads "FILE:N: ..." (": ..." when there is no line).
+func yamlMessage(err error) string {
+	one := func(msg string) string {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+		if rest, ok := strings.CutPrefix(msg, "line "); ok {
+			if n, tail, ok := strings.Cut(rest, ": "); ok {
+				return ":" + n + ": " + tail
+			}
+		}
+		return ": " + msg
+	}
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msgs := make([]string, len(te.Errors))
+		for i, e := range te.Errors {
+			msgs[i] = one(e)
+		}
+		return strings.Join(msgs, ";")
+	}
+	return one(err.Error())
+}
+
+// checkData rejects data keys that are not strings (JSON objects need
+// string keys) and reports the line.
+func checkData(name string, data []byte) error {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return fmt.Errorf("%s%s", name, yamlMessage(err))
+	}
+	var walk func(n *yaml.Node) error
+	walk = func(n *yaml.Node) error {
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if k.Tag != "!!str" {
+					return fmt.Errorf("%s:%d: data keys must be strings, got %s", name, k.Line, strings.TrimPrefix(k.Tag, "!!"))
+				}
+			}
+		}
+		for _, c := range n.Content {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(&root)
+}
+
+// PolicyFiles expands Policies into the Rego files to load, in a stable
+// order: a directory contributes its *.rego files (not *_test.rego),
+// sorted by name.
+func (r *Rules) PolicyFiles() ([]string, error) {
+	return ExpandPolicies(r.Policies)
+}
+
+// ExpandPolicies expands files and directories into Rego module files.
+func ExpandPolicies(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("policy: %w", err)
+		}
+		if !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, fmt.Errorf("policy: %w", err)
+		}
+		var names []string
+		for _, e := range entries {
+			n := e.Name()
+			if !e.IsDir() && strings.HasSuffix(n, ".rego") && !strings.HasSuffix(n, "_test.rego") {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			out = append(out, filepath.Join(p, n))
+		}
+	}
+	return out, nil
+}
