@@ -20,7 +20,11 @@ func cpuTime() time.Duration {
 // walkUnits decodes every DIE of units[from:to] with one Reader, skipping
 // every subtree when skip is set, and returns the number of entries.
 func walkUnits(tb testing.TB, d *Data, units []Unit, from, to int, skip bool) int {
-	r := d.NewReader()
+	return walkWith(tb, d.NewReader(), units, from, to, skip)
+}
+
+// walkWith is walkUnits with a given Reader.
+func walkWith(tb testing.TB, r *Reader, units []Unit, from, to int, skip bool) int {
 	var e Entry
 	n := 0
 	for i := from; i < to; i++ {
@@ -57,8 +61,9 @@ func walkParallel(tb testing.TB, d *Data, units []Unit, workers int) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			r := d.NewReader()
 			for start := w * chunk; start < len(units); start += workers * chunk {
-				counts[w] += walkUnits(tb, d, units, start, min(start+chunk, len(units)), false)
+				counts[w] += walkWith(tb, r, units, start, min(start+chunk, len(units)), false)
 			}
 		}()
 	}

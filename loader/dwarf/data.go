@@ -27,8 +27,11 @@ type Data struct {
 	info, abbrev, str, lineStr, strOffsets    []byte
 	addr, rngLists, locLists, loc, rangesData []byte
 
-	mu      sync.Mutex
-	abbrevs map[abbrevKey]*abbrevTable
+	mu         sync.Mutex
+	abbrevs    map[abbrevKey]*abbrevTable
+	abbrevUses map[uint64]int // units per abbreviation offset, from Units
+
+	privateParses map[abbrevKey]int // private parses per table (see abbrevTable)
 
 	strs strTable // NUL index of .debug_str, built on first use
 }
@@ -59,6 +62,8 @@ func New(s Sections) (*Data, error) {
 		loc:        s.Loc,
 		rangesData: s.Ranges,
 		abbrevs:    make(map[abbrevKey]*abbrevTable),
+
+		privateParses: make(map[abbrevKey]int),
 	}, nil
 }
 

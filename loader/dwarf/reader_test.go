@@ -226,7 +226,7 @@ func TestSeekOffset(t *testing.T) {
 // share one Data (and so its abbreviation cache); run with -race.
 func TestConcurrentReaders(t *testing.T) {
 	var sources []Sections
-	for _, c := range compilerConfigs[:6] {
+	for _, c := range compilerConfigs[:8] { // [7]: type units share the CU's abbreviations (cached path)
 		path := compile(t, c.cc, testSource, c.flags...)
 		sources = append(sources, sectionsOf(t, path))
 	}
@@ -272,5 +272,44 @@ func TestEntryAccessors(t *testing.T) {
 	var none Entry
 	if none.Name() != "" {
 		t.Error("Name of an empty entry")
+	}
+}
+
+// TestAbbrevCachePolicy checks that tables shared by several units are
+// cached in Data while a table used by one unit stays private to the Reader.
+func TestAbbrevCachePolicy(t *testing.T) {
+	for _, c := range []struct {
+		flags  []string
+		cached int
+	}{
+		{[]string{"-gdwarf-5", "-O2"}, 0},
+		{[]string{"-gdwarf-5", "-O2", "-fdebug-types-section"}, 1},
+	} {
+		path := compile(t, "gcc", testSource, c.flags...)
+		d := mustNew(t, sectionsOf(t, path))
+		units, err := d.Units()
+		if err != nil {
+			t.Fatal(err)
+		}
+		walkUnits(t, d, units, 0, len(units), false)
+		if len(d.abbrevs) != c.cached {
+			t.Errorf("%v: %d units, %d cached tables, want %d", c.flags, len(units), len(d.abbrevs), c.cached)
+		}
+	}
+	// A fresh Reader per lookup: the private table is parsed twice, then
+	// cached.
+	path := compile(t, "gcc", testSource, "-gdwarf-5", "-O2")
+	d := mustNew(t, sectionsOf(t, path))
+	units, err := d.Units()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if err := d.NewReader().Seek(&units[0]); err != nil {
+			t.Fatal(err)
+		}
+		if want := min(max(i-1, 0), 1); len(d.abbrevs) != want {
+			t.Fatalf("after %d fresh readers: %d cached tables, want %d", i+1, len(d.abbrevs), want)
+		}
 	}
 }

@@ -47,15 +47,25 @@ var errBadUnitLength = errors.New("reserved unit length value")
 // naming the header's offset.
 func (d *Data) Units() ([]Unit, error) {
 	var units []Unit
+	var err error
 	for off := uint64(0); off < uint64(len(d.info)); {
-		u, err := d.unitHeader(off, len(units))
-		if err != nil {
-			return units, err
+		var u Unit
+		if u, err = d.unitHeader(off, len(units)); err != nil {
+			break
 		}
 		units = append(units, u)
 		off = u.End
 	}
-	return units, nil
+	// Count the users of each abbreviation table: tables of one unit are
+	// not cached (see abbrevTable).
+	uses := make(map[uint64]int, len(units))
+	for i := range units {
+		uses[units[i].AbbrevOffset]++
+	}
+	d.mu.Lock()
+	d.abbrevUses = uses
+	d.mu.Unlock()
+	return units, err
 }
 
 // unitHeader decodes the header of the unit at off.
