@@ -238,3 +238,27 @@ func examples(rep *btfdiff.Report, kind string) string {
 	}
 	return b.String()
 }
+
+// TestCorpusDefaultPolicyMatchesGoModel: the Rego default policies decide
+// every kernel function as the Go statement of pahole's rules does, and
+// report the same final reason.
+func TestCorpusDefaultPolicyMatchesGoModel(t *testing.T) {
+	for name, run := range map[string]*corpusRun{"default": encodeCorpusDefault(t)} {
+		set := features.Default()
+		n := 0
+		for i := range run.res.Functions {
+			f := &run.res.Functions[i]
+			want := paholeReason(f, set)
+			d := run.res.Decisions[i]
+			if d.Final != want || d.Include != (want == "") {
+				if n < 10 {
+					t.Errorf("%s: %s: policy include=%v final=%q, Go model %q", name, f.Name, d.Include, d.Final, want)
+				}
+				n++
+			}
+		}
+		if n > 0 {
+			t.Errorf("%s: %d of %d decisions differ", name, n, len(run.res.Functions))
+		}
+	}
+}

@@ -1,12 +1,14 @@
 package encode
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
 	"time"
 
 	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/facts"
 	"github.com/btfgate/btfgate/features"
 	"github.com/btfgate/btfgate/loader"
@@ -17,6 +19,12 @@ import (
 type Options struct {
 	Features features.Set
 	Jobs     int // worker goroutines; <= 0 means GOMAXPROCS
+	// Policy decides which functions go in; nil means the default
+	// policies (pahole's rules) with Features.
+	Policy *engine.Engine
+	// Detail keeps every parameter's facts in Functions and every
+	// instance's facts in Instances (for reports and explain).
+	Detail bool
 }
 
 // Result is the encoded BTF and what it took.
@@ -26,13 +34,9 @@ type Result struct {
 	Units     int        // compile units walked
 	Before    int        // types before dedup
 	Functions []facts.Function
-	Decisions []FuncDecision // one per function group, same order
-}
-
-// FuncDecision is what was decided for one function group.
-type FuncDecision struct {
-	Include bool
-	Final   string // pahole's message for the reason the group was skipped
+	Decisions []engine.Decision // one per function group, same order
+	// Instances holds, with Options.Detail, every instance of each group.
+	Instances [][]facts.Instance
 }
 
 // Phase is the wall time of one step.
@@ -79,17 +83,31 @@ func Encode(path string, opts Options) (*Result, error) {
 	lap("decode+convert")
 
 	groups := groupStates(all, states, elf, opts.Features, fo.relocatable)
-	res.Functions = groupFacts(groups, elf, in.SectionName, opts.Features, true)
+	res.Functions = groupFacts(groups, elf, in.SectionName, opts.Features, opts.Detail)
+	if opts.Detail {
+		res.Instances = instanceDetail(groups, elf, opts.Features)
+	}
 	lap("facts")
+	pol := opts.Policy
+	if pol == nil {
+		if pol, err = engine.New(context.Background(), engine.Config{Features: opts.Features}); err != nil {
+			return nil, err
+		}
+	}
+	res.Decisions, err = pol.DecideFunctions(context.Background(), res.Functions, opts.Jobs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: policy: %w", path, err)
+	}
 	include := make([]bool, len(groups))
-	res.Decisions = make([]FuncDecision, len(groups))
-	for i := range res.Functions {
-		final := paholeReason(&res.Functions[i], opts.Features)
-		include[i] = final == ""
-		res.Decisions[i] = FuncDecision{Include: include[i], Final: final}
+	extra := make([][]loader.FuncAnnot, len(groups))
+	for i, d := range res.Decisions {
+		include[i] = d.Include
+		for _, a := range d.Annotations {
+			extra[i] = append(extra[i], loader.FuncAnnot{Value: a.Value, Component: int32(a.Component)})
+		}
 	}
 	lap("policy")
-	if err := emitFunctions(all, groups, include, nil, elf, opts.Features); err != nil {
+	if err := emitFunctions(all, groups, include, extra, elf, opts.Features); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	emitDatasecs(all, datasecs, in.ELF.Sections)

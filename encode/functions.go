@@ -253,3 +253,15 @@ func arenaPtr(types *btf.Types, ptr btf.TypeID) (btf.TypeID, error) {
 	tag := types.AddTypeTag(types.Strings.Add("address_space(1)"), types.Ref(ptr), true)
 	return types.AddRef(btf.KindPtr, 0, tag), nil
 }
+
+// instanceDetail lists every instance of every group, for explain.
+func instanceDetail(groups []funcGroup, elf *loader.ElfFuncs, set features.Set) [][]facts.Instance {
+	out := make([][]facts.Instance, len(groups))
+	for gi := range groups {
+		g := &groups[gi]
+		for k := range g.states {
+			out[gi] = append(out[gi], instanceFacts(&g.states[k], &elf.Funcs[g.elf], set, true))
+		}
+	}
+	return out
+}

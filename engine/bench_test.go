@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/btfgate/btfgate/facts"
+)
+
+// kernelSize is about the number of function groups of a distribution
+// vmlinux (pahole emits 43,913 FUNCs and skips 898 groups on Debian 6.1).
+const kernelSize = 45000
+
+// BenchmarkDecideKernel decides a synthetic kernel with the default
+// policies and two workers. It reports wall and CPU time per function;
+// the budget is 0.3 s for the whole kernel on two cores.
+func BenchmarkDecideKernel(b *testing.B) {
+	benchmarkDecide(b, defaults(), syntheticKernel(kernelSize))
+}
+
+// BenchmarkDecideKernelWithLists adds configuration lists: every entry is
+// a glob matched against every function name.
+func BenchmarkDecideKernelWithLists(b *testing.B) {
+	cfg := defaults()
+	cfg.Data = map[string]any{
+		"deny": []any{"fn_0001*", "*_unsafe"},
+		"keep": []any{"fn_002*"},
+		"tags": []any{map[string]any{"name": "fn_0003*", "tag": "traced"}},
+	}
+	benchmarkDecide(b, cfg, syntheticKernel(kernelSize))
+}
+
+func benchmarkDecide(b *testing.B, cfg Config, fns []facts.Function) {
+	ctx := context.Background()
+	e := newEngine(b, cfg)
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for b.Loop() {
+		if _, err := e.DecideFunctions(ctx, fns, 2); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := float64(b.N * len(fns))
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/function")
+	if c := cpuTime() - cpu; c > 0 {
+		b.ReportMetric(float64(c.Nanoseconds())/n, "cpu-ns/function")
+	}
+}

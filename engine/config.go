@@ -1,0 +1,81 @@
+package engine
+
+import "fmt"
+
+// checkConfig checks the lists of data.btfgate.config that the default
+// rules read, so that a mistyped entry fails loudly instead of matching
+// nothing. Other keys belong to user modules and are not checked.
+func checkConfig(cfg any) error {
+	m, ok := cfg.(map[string]any)
+	if !ok {
+		return fmt.Errorf("policy data (data.btfgate.config): want an object, got %s", jsonKind(cfg))
+	}
+	for _, list := range []string{"deny", "keep"} {
+		err := eachEntry(m, list, func(e any) error {
+			switch e := e.(type) {
+			case string:
+				return nil
+			case map[string]any:
+				if _, ok := e["name"].(string); !ok {
+					return fmt.Errorf("want a string \"name\" (a glob), got %s", jsonKind(e["name"]))
+				}
+				if r, present := e["reason"]; present {
+					if _, ok := r.(string); !ok {
+						return fmt.Errorf("want a string \"reason\", got %s", jsonKind(r))
+					}
+				}
+				return nil
+			}
+			return fmt.Errorf("want a glob string or {\"name\": glob, \"reason\": text}, got %s", jsonKind(e))
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return eachEntry(m, "tags", func(e any) error {
+		o, ok := e.(map[string]any)
+		if !ok {
+			return fmt.Errorf("want {\"name\": glob, \"tag\": text}, got %s", jsonKind(e))
+		}
+		for _, key := range []string{"name", "tag"} {
+			if _, ok := o[key].(string); !ok {
+				return fmt.Errorf("want a string %q, got %s", key, jsonKind(o[key]))
+			}
+		}
+		return nil
+	})
+}
+
+// eachEntry calls check on every entry of the list cfg[name], if present.
+func eachEntry(cfg map[string]any, name string, check func(any) error) error {
+	v, present := cfg[name]
+	if !present {
+		return nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return fmt.Errorf("policy data: data.btfgate.config.%s: want a list, got %s", name, jsonKind(v))
+	}
+	for i, e := range list {
+		if err := check(e); err != nil {
+			return fmt.Errorf("policy data: data.btfgate.config.%s[%d]: %w", name, i, err)
+		}
+	}
+	return nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	}
+	return "a number"
+}

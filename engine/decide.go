@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/btfgate/btfgate/facts"
+)
+
+// DecideFunctions decides every function group. The groups are split into
+// jobs contiguous batches (jobs <= 0 means GOMAXPROCS), each evaluated in
+// one query by its own goroutine. Decisions come back in the order of fns
+// and do not depend on jobs. Function ids must be unique.
+func (e *Engine) DecideFunctions(ctx context.Context, fns []facts.Function, jobs int) ([]Decision, error) {
+	index, err := indexIDs(fns)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Decision, len(fns))
+	for i := range fns {
+		out[i] = Decision{ID: fns[i].ID, Name: fns[i].Name, Include: true}
+	}
+	if len(fns) == 0 {
+		return out, nil
+	}
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	jobs = min(jobs, len(fns))
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, jobs)
+	reports := make([]batchReport, jobs)
+	var wg sync.WaitGroup
+	for j := range jobs {
+		lo, hi := j*len(fns)/jobs, (j+1)*len(fns)/jobs
+		wg.Go(func() {
+			reports[j], errs[j] = e.decideBatch(ctx, batch{fns, out, index, lo, hi})
+			if errs[j] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	var all batchReport
+	for _, r := range reports {
+		all.problems = append(all.problems, r.problems...)
+		all.conflicts = append(all.conflicts, r.conflicts...)
+	}
+	if err := problemsError(all.problems); err != nil {
+		return nil, err
+	}
+	if err := conflictsError(all.conflicts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// batchReport holds what a batch found wrong with the policies' verdicts,
+// reported once all batches are done so that the error does not depend on
+// how the functions were split.
+type batchReport struct {
+	problems  []string
+	conflicts []conflict
+}
+
+// firstError returns the first error that is not a cancellation caused by
+// another batch's failure.
+func firstError(errs []error) error {
+	var canceled error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled):
+			canceled = err
+		default:
+			return err
+		}
+	}
+	return canceled
+}
+
+// indexIDs maps each function id to the function's index; it fails if two
+// functions share an id, since decisions are keyed by it.
+func indexIDs(fns []facts.Function) (map[int]int, error) {
+	index := make(map[int]int, len(fns))
+	for i := range fns {
+		if j, dup := index[fns[i].ID]; dup {
+			return nil, fmt.Errorf("deciding functions: id %d used by both %s and %s", fns[i].ID, fns[j].Name, fns[i].Name)
+		}
+		index[fns[i].ID] = i
+	}
+	return index, nil
+}
+
+// batch is the slice [lo, hi) of the functions, and where their decisions
+// go. index maps ids to positions in fns and out; batches share it and
+// only read it.
+type batch struct {
+	fns    []facts.Function
+	out    []Decision
+	index  map[int]int
+	lo, hi int
+}
+
+// decideBatch evaluates one batch and fills in the decisions of the
+// functions that some rule named; the others keep the decision they
+// already hold (included, no reasons).
+func (e *Engine) decideBatch(ctx context.Context, b batch) (batchReport, error) {
+	var report batchReport // empty until the result is read
+	if err := ctx.Err(); err != nil {
+		return report, err
+	}
+	input := e.input.input(e.features, b.fns[b.lo:b.hi])
+	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(input))
+	if ctx.Err() != nil {
+		return report, ctx.Err()
+	}
+	if err != nil {
+		return report, fmt.Errorf("evaluating policies: %w", policyErrors(err, nil))
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return report, fmt.Errorf("evaluating policies: %s is undefined", decisionQuery)
+	}
+	result, ok := rs[0].Expressions[0].Value.(*ast.Term)
+	if !ok {
+		return report, fmt.Errorf("evaluating policies: %s: unexpected result %T", decisionQuery, rs[0].Expressions[0].Value)
+	}
+	obj, ok := result.Value.(ast.Object)
+	if !ok {
+		return report, fmt.Errorf("evaluating policies: %s is %s, want an object", decisionQuery, ast.ValueName(result.Value))
+	}
+	return e.assemble(obj, b)
+}

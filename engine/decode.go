@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// assembly gathers, for one batch, each function's reasons from the rule
+// documents of decision.rego's result.
+type assembly struct {
+	e      *Engine
+	b      batch
+	rank   map[string]int // pahole's rules by precedence
+	kinds  map[int][]string
+	report batchReport
+}
+
+// assemble fills in the decisions of the batch's functions that some rule
+// names, from decision.rego's result object.
+func (e *Engine) assemble(result ast.Object, b batch) (batchReport, error) {
+	a := &assembly{e: e, b: b, rank: map[string]int{}, kinds: map[int][]string{}}
+	if a.report.problems = e.problems(result); len(a.report.problems) > 0 {
+		return a.report, nil // the verdicts are incomplete; the problems are the error
+	}
+	if order, ok := field(result, "pahole_order").(*ast.Array); ok {
+		for i := range order.Len() {
+			a.rank[text(order.Elem(i).Value)] = i
+		}
+	}
+	left, _ := field(result, "left_out").(ast.Set)
+	if left != nil {
+		err := left.Iter(func(t *ast.Term) error {
+			i, err := a.position(t)
+			if err == nil {
+				b.out[i].Include = false
+			}
+			return err
+		})
+		if err != nil {
+			return a.report, err
+		}
+	}
+	docs, _ := field(result, "documents").(ast.Object)
+	for _, kind := range ruleKinds() {
+		doc, _ := field(docs, kind).(ast.Object)
+		if doc == nil {
+			continue
+		}
+		if err := doc.Iter(func(rule, byID *ast.Term) error { return a.rule(kind, text(rule.Value), byID.Value) }); err != nil {
+			return a.report, err
+		}
+	}
+	for i, kinds := range a.kinds {
+		a.order(&b.out[i], kinds)
+	}
+	conflicts, _ := field(result, "conflicts").(ast.Set)
+	if conflicts != nil {
+		err := conflicts.Iter(func(t *ast.Term) error {
+			i, err := a.position(t)
+			if err != nil {
+				return err
+			}
+			var excluded []Reason
+			for j, k := range a.kinds[i] {
+				if k == "exclude" {
+					excluded = append(excluded, b.out[i].Reasons[j])
+				}
+			}
+			a.report.conflicts = append(a.report.conflicts, conflict{&b.out[i], excluded})
+			return nil
+		})
+		if err != nil {
+			return a.report, err
+		}
+	}
+	return a.report, nil
+}
+
+// position finds the function a decision term names in the batch.
+func (a *assembly) position(t *ast.Term) (int, error) {
+	id, ok := intValue(t.Value)
+	if !ok {
+		return 0, fmt.Errorf("evaluating policies: %v is not a function id", t)
+	}
+	i, ok := a.b.index[id]
+	if !ok || i < a.b.lo || i >= a.b.hi {
+		return 0, fmt.Errorf("evaluating policies: id %d is not in the batch", id)
+	}
+	return i, nil
+}
+
+// rule adds one rule's verdicts to the decisions it names. Documents of
+// the wrong shape are left to the problems decision.rego reports.
+func (a *assembly) rule(kind, rule string, v ast.Value) error {
+	byID, ok := v.(ast.Object)
+	if !ok {
+		return nil
+	}
+	module := a.e.origins[kind+"."+rule]
+	return byID.Iter(func(idTerm, values *ast.Term) error {
+		set, ok := values.Value.(ast.Set)
+		if !ok {
+			return nil
+		}
+		id, ok := intValue(idTerm.Value)
+		if !ok {
+			return nil
+		}
+		i, ok := a.b.index[id]
+		if !ok || i < a.b.lo || i >= a.b.hi {
+			return nil
+		}
+		d := &a.b.out[i]
+		return set.Iter(func(t *ast.Term) error {
+			if kind == "annotate" {
+				tag, err := annotation(rule, t.Value)
+				if err != nil {
+					return fmt.Errorf("evaluating policies: function %s (id %d): %w", d.Name, d.ID, err)
+				}
+				d.Annotations = append(d.Annotations, tag)
+				return nil
+			}
+			msg, ok := t.Value.(ast.String)
+			if !ok {
+				return fmt.Errorf("evaluating policies: function %s (id %d): %s.%s: message %v is not a string", d.Name, d.ID, kind, rule, t)
+			}
+			r := Reason{Rule: rule, Message: string(msg), Module: module}
+			if kind == "keep" {
+				d.Kept = append(d.Kept, r)
+				return nil
+			}
+			d.Reasons = append(d.Reasons, r)
+			a.kinds[i] = append(a.kinds[i], kind)
+			return nil
+		})
+	})
+}
+
+// order sorts a decision's lists: pahole's reasons by precedence, then
+// exclude before skip reasons, each by rule and message; keep reasons and
+// annotations by rule and value. It sets Final and drops the annotations
+// of a function that stays out. kinds[j] is the kind of d.Reasons[j].
+func (a *assembly) order(d *Decision, kinds []string) {
+	type entry struct {
+		kind string
+		r    Reason
+	}
+	entries := make([]entry, len(d.Reasons))
+	for j, r := range d.Reasons {
+		entries[j] = entry{kinds[j], r}
+	}
+	group := func(e entry) (int, int) {
+		if rank, ok := a.rank[e.r.Rule]; ok && e.kind == "skip" {
+			return 0, rank
+		}
+		if e.kind == "exclude" {
+			return 1, 0
+		}
+		return 2, 0
+	}
+	slices.SortFunc(entries, func(x, y entry) int {
+		gx, rx := group(x)
+		gy, ry := group(y)
+		return cmp.Or(cmp.Compare(gx, gy), cmp.Compare(rx, ry), compareReasons(x.r, y.r))
+	})
+	for j, e := range entries {
+		d.Reasons[j], kinds[j] = e.r, e.kind
+	}
+	if len(entries) > 0 {
+		if _, ok := a.rank[entries[0].r.Rule]; ok && entries[0].kind == "skip" {
+			d.Final = entries[0].r.Message
+		}
+	}
+	slices.SortFunc(d.Kept, compareReasons)
+	if !d.Include {
+		d.Annotations = nil
+	}
+	slices.SortFunc(d.Annotations, func(x, y Annotation) int {
+		return cmp.Or(cmp.Compare(x.Rule, y.Rule), cmp.Compare(x.Value, y.Value), cmp.Compare(x.Component, y.Component))
+	})
+}
+
+func compareReasons(x, y Reason) int {
+	return cmp.Or(cmp.Compare(x.Rule, y.Rule), cmp.Compare(x.Message, y.Message))
+}
+
+// field is obj[key], or nil.
+func field(obj ast.Object, key string) ast.Value {
+	if obj == nil {
+		return nil
+	}
+	if t := obj.Get(ast.InternedTerm(key)); t != nil {
+		return t.Value
+	}
+	return nil
+}
+
+// annotation reads a tag: a string, or {"value": string, "component":
+// int >= -1}.
+func annotation(rule string, v ast.Value) (Annotation, error) {
+	a := Annotation{Component: -1, Rule: rule}
+	switch tag := v.(type) {
+	case ast.String:
+		a.Value = string(tag)
+	case ast.Object:
+		s, ok := field(tag, "value").(ast.String)
+		if !ok {
+			return a, fmt.Errorf("annotate.%s: tag %v has no string \"value\"", rule, tag)
+		}
+		a.Value = string(s)
+		if c := field(tag, "component"); c != nil {
+			n, ok := intValue(c)
+			if !ok || n < -1 {
+				return a, fmt.Errorf("annotate.%s: tag %v: \"component\" must be an integer >= -1", rule, tag)
+			}
+			a.Component = n
+		}
+	default:
+		return a, fmt.Errorf("annotate.%s: tag %v must be a string or {\"value\": string, \"component\": int}", rule, v)
+	}
+	return a, nil
+}
+
+// text is the Go string of an AST string, or "".
+func text(v ast.Value) string {
+	s, _ := v.(ast.String)
+	return string(s)
+}
+
+// intValue reads an integral number that fits an int.
+func intValue(v ast.Value) (int, bool) {
+	n, ok := v.(ast.Number)
+	if !ok {
+		return 0, false
+	}
+	return n.Int()
+}

@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+
+	"github.com/btfgate/btfgate/features"
+)
+
+// Module is one Rego policy file.
+type Module struct {
+	Name   string // file name, used in error messages and Reason.Module
+	Source string
+}
+
+// Config says which policies an engine runs and with what.
+type Config struct {
+	// Modules are policy files loaded after the default set. _test.rego
+	// files are not evaluated; RunTests runs them.
+	Modules []Module
+	// NoDefault leaves out the default rule families (pahole's six skip
+	// rules and the configuration lists); decision assembly is still
+	// loaded, so every function goes in unless a rule in Modules says
+	// otherwise.
+	NoDefault bool
+	// Data is mounted at data.btfgate.config (see the package doc for the
+	// lists the default set reads). It must be JSON-like: maps with string
+	// keys, slices, strings, numbers, booleans and nil.
+	Data map[string]any
+	// Features are the encode's features, input.features for policies.
+	Features features.Set
+}
+
+// Engine evaluates a compiled policy set. It is safe for concurrent use.
+type Engine struct {
+	query    rego.PreparedEvalQuery
+	features *ast.Term
+	input    *inputBuilder
+	// origins maps "kind.rule" (e.g. "skip.ambiguous_address") to the
+	// module or modules that define the rule.
+	origins map[string]string
+}
+
+// decisionQuery is the document holding one decision per function some
+// rule names, and the mistakes found in rule documents
+// (policies/decision.rego).
+const decisionQuery = "data.btfgate.decision.result"
+
+// New compiles the policies once. Parse and compile errors are
+// PolicyErrors naming the module, line and column.
+func New(ctx context.Context, cfg Config) (*Engine, error) {
+	modules, err := loadModules(cfg)
+	if err != nil {
+		return nil, err
+	}
+	caps, forbidden := sandbox()
+	parsed, err := parseModules(modules, caps, forbidden)
+	if err != nil {
+		return nil, err
+	}
+	store, err := configStore(cfg.Data)
+	if err != nil {
+		return nil, err
+	}
+
+	opts := []func(*rego.Rego){
+		rego.Query(decisionQuery),
+		rego.Capabilities(caps),
+		rego.Store(store),
+		rego.SetRegoVersion(ast.RegoV1),
+		rego.StrictBuiltinErrors(true),
+		rego.GenerateJSON(keepTerm),
+	}
+	for _, m := range parsed {
+		opts = append(opts, rego.ParsedModule(m))
+	}
+	query, err := rego.New(opts...).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden))
+	}
+	return &Engine{
+		query:    query,
+		features: featuresTerm(cfg.Features),
+		input:    newInputBuilder(mentions(parsed)),
+		origins:  ruleOrigins(parsed),
+	}, nil
+}
+
+// keepTerm hands evaluation results over as AST terms, so decisions are
+// read without converting them to Go maps first.
+func keepTerm(t *ast.Term, _ *rego.EvalContext) (any, error) {
+	return t, nil
+}
+
+// configStore holds Config.Data at data.btfgate.config. The store returns
+// AST values, so policies read it without conversions.
+func configStore(data map[string]any) (storage.Store, error) {
+	root := map[string]any{}
+	if data != nil {
+		v, err := ast.InterfaceToValue(data)
+		if err != nil {
+			return nil, fmt.Errorf("policy data (data.btfgate.config): %w", err)
+		}
+		plain, err := ast.JSON(v)
+		if err != nil {
+			return nil, fmt.Errorf("policy data (data.btfgate.config): %w", err)
+		}
+		if err := checkConfig(plain); err != nil {
+			return nil, err
+		}
+		root["btfgate"] = map[string]any{"config": plain}
+	}
+	return inmem.NewFromObjectWithOpts(root, inmem.OptReturnASTValuesOnRead(true)), nil
+}

@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const userRule = `package btfgate.functions
+
+exclude.no_bpf[id] contains "no bpf" if startswith(input.functions[id].name, "bpf_")
+`
+
+const userTests = `package user_test
+
+import data.btfgate.decision
+
+test_excludes_bpf if {
+	out := decision.left_out with input as {"features": {}, "functions": {1: {"name": "bpf_x", "true_sig": null, "canonical": {}}}}
+	out == {1}
+}
+
+test_wrong if {
+	out := decision.left_out with input as {"features": {}, "functions": {1: {"name": "bpf_x", "true_sig": null, "canonical": {}}}}
+	print("left out", out)
+	count(out) == 0
+}
+
+todo_test_later if false
+`
+
+func TestRunTestsWithUserPolicies(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "rules/no_bpf.rego", userRule)
+	write(t, dir, "rules/no_bpf_test.rego", userTests)
+	write(t, dir, "rules/README.md", "not a policy")
+	results, err := RunTests(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]TestResult{}
+	var defaults int
+	for _, r := range results {
+		byName[r.Name] = r
+		if !strings.HasPrefix(r.File, dir) {
+			defaults++
+			if !r.Pass {
+				t.Errorf("default test %s failed: %s", r.Name, r.Failure)
+			}
+		}
+	}
+	if defaults == 0 {
+		t.Error("the default set's tests did not run")
+	}
+	if r := byName["data.user_test.test_excludes_bpf"]; !r.Pass {
+		t.Errorf("test_excludes_bpf: %+v", r)
+	}
+	r := byName["data.user_test.test_wrong"]
+	if r.Pass || r.Failure == "" || !strings.Contains(r.Output, "left out {1}") || r.Line != 10 {
+		t.Errorf("test_wrong: %+v, want a failure with its print output, at line 10", r)
+	}
+	if r := byName["data.user_test.todo_test_later"]; !r.Skipped || r.Pass {
+		t.Errorf("todo_test_later: %+v, want skipped", r)
+	}
+}
+
+func TestRunTestsErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := write(t, dir, "bad_test.rego", "package p\n\ntest_x if {\n")
+	if _, err := RunTests(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "bad_test.rego:4") {
+		t.Errorf("syntax error: err = %v", err)
+	}
+	if _, err := RunTests(context.Background(), filepath.Join(dir, "missing")); err == nil {
+		t.Error("missing path: no error")
+	}
+}

@@ -1,0 +1,48 @@
+package btfgate.functions_test
+
+import data.btfgate.decision
+import data.btfgate.functions
+
+names := batch({1: {"name": "bpf_foo"}, 2: {"name": "bpf_bar", "reordered": true}, 3: {"name": "other"}})
+
+test_config_deny_excludes_by_glob if {
+	ex := functions.exclude.config_deny with input as names
+		with data.btfgate.config.deny as ["bpf_*"]
+	ex == {1: {"denied by configuration (bpf_*)"}, 2: {"denied by configuration (bpf_*)"}}
+}
+
+test_config_deny_uses_the_given_reason if {
+	ex := functions.exclude.config_deny with input as names
+		with data.btfgate.config.deny as [{"name": "oth?r", "reason": "not for BPF"}]
+	ex == {3: {"not for BPF"}}
+}
+
+test_config_keep_overrides_pahole if {
+	functions.keep.config_keep == {2: {"kept by configuration (bpf_b*)"}} with input as names
+		with data.btfgate.config.keep as ["bpf_b*"]
+	count(decision.left_out) == 0 with input as names
+		with data.btfgate.config.keep as ["bpf_b*"]
+}
+
+test_config_deny_and_keep_conflict if {
+	decision.conflicts == {1} with input as names
+		with data.btfgate.config.keep as ["bpf_f*"]
+		with data.btfgate.config.deny as ["bpf_foo"]
+}
+
+test_config_tags_annotate if {
+	functions.annotate.config_tags == {3: {"my_tag"}, 1: {"b"}} with input as names
+		with data.btfgate.config.tags as [{"name": "o*", "tag": "my_tag"}, {"name": "*foo", "tag": "b"}]
+}
+
+test_config_several_entries_match if {
+	functions.exclude.config_deny == {1: {"denied by configuration (*foo)", "denied by configuration (bpf_*)"}, 2: {"denied by configuration (bpf_*)"}} with input as names
+		with data.btfgate.config.deny as ["bpf_*", "*foo"]
+}
+
+test_config_absent_adds_nothing if {
+	not functions.exclude.config_deny with input as names
+	not functions.keep.config_keep with input as names
+	not functions.annotate.config_tags with input as names
+	not functions.exclude.config_deny with input as names with data.btfgate.config.deny as []
+}

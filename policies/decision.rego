@@ -1,0 +1,115 @@
+# Decides which functions go into BTF from the rule documents of package
+# btfgate.functions. Every engine loads this module, with or without the
+# default rule families.
+#
+# Rule modules add to four documents, each keyed by rule name, then by
+# function id (the key of input.functions), to a set:
+#
+#   skip.RULE[id] = {MESSAGE, ...}     leave the function out; a keep rule
+#                                      overrides it. pahole's six reasons
+#                                      are skip rules.
+#   exclude.RULE[id] = {MESSAGE, ...}  leave the function out, whatever
+#                                      keep rules say.
+#   keep.RULE[id] = {MESSAGE, ...}     put the function in, overriding every
+#                                      skip rule.
+#   annotate.RULE[id] = {TAG, ...}     add decl tags to the function if it
+#                                      goes in: TAG is a string (component
+#                                      -1) or {"value": S, "component": N}.
+#
+# Write a rule either as a comprehension over the batch, which is the
+# fastest form and the one the default rules use:
+#
+#   skip.RULE := {id: {"message"} | input.functions[id].flag}
+#
+# or as a partial rule, which may have several bodies but slows down (the
+# square of their count) when it names thousands of functions:
+#
+#   skip.RULE[id] contains "message" if input.functions[id].flag
+#
+# A function named by both a keep and an exclude rule is a conflict: the
+# engine fails, naming the function and the rules on both sides.
+#
+# This module decides in bulk, with set operations over the whole batch;
+# the engine then lists each decided function's reasons from the same
+# documents: pahole's in pahole_order, then the others by kind (exclude
+# before skip), rule and message.
+package btfgate.decision
+
+import data.btfgate.functions as rules
+
+# pahole's reasons in its precedence order: pahole logs only the first
+# that applies (pahole-behaviour.md §8.6 step 12).
+pahole_order := [
+	"ambiguous_address",
+	"optimized_parameters",
+	"reordered_parameters",
+	"uncertain_location",
+	"inconsistent_prototype",
+	"unexpected_register",
+]
+
+# The rule documents. A comprehension is always defined, so each is
+# computed once per batch even when no rule matched.
+skip := {name: by_id | some name, by_id in rules.skip}
+
+exclude := {name: by_id | some name, by_id in rules.exclude}
+
+keep := {name: by_id | some name, by_id in rules.keep}
+
+annotate := {name: by_id | some name, by_id in rules.annotate}
+
+documents := {"skip": skip, "exclude": exclude, "keep": keep, "annotate": annotate}
+
+# The ids each kind of rule names.
+skipped := named(skip)
+
+excluded := named(exclude)
+
+kept := named(keep)
+
+named(doc) := {id |
+	some by_id in doc
+	is_object(by_id)
+	some id, _ in by_id
+}
+
+# Precedence: an excluded function stays out; else a kept one goes in;
+# else a skipped one stays out; every other function goes in.
+left_out := excluded | (skipped - kept)
+
+# Functions both kept and excluded: errors.
+conflicts := excluded & kept
+
+# A rule whose document is not keyed by function id, or whose entries are
+# not sets (written with := where contains was meant): its verdicts would
+# be lost, so they are errors.
+problems contains {"kind": kind, "rule": name, "problem": "want an object keyed by function id"} if {
+	some kind, doc in documents
+	some name, by_id in doc
+	not is_object(by_id)
+}
+
+problems contains {"kind": kind, "rule": name, "problem": sprintf("key %s is not the id of a function in input.functions", [json.marshal(id)])} if {
+	some kind, doc in documents
+	some name, by_id in doc
+	is_object(by_id)
+	some id, _ in by_id
+	not input.functions[id]
+}
+
+problems contains {"kind": kind, "rule": name, "problem": sprintf("entry for %s is %s, want a set: write %s.%s[id] contains VALUE", [json.marshal(id), type_name(v), kind, name])} if {
+	some kind, doc in documents
+	some name, by_id in doc
+	is_object(by_id)
+	some id, v in by_id
+	not is_set(v)
+}
+
+# What the engine reads.
+result := {
+	"pahole_order": pahole_order,
+	"documents": documents,
+	"left_out": left_out,
+	"conflicts": conflicts,
+	"problems": problems,
+}
