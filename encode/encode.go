@@ -25,6 +25,9 @@ type Options struct {
 	// Detail keeps every parameter's facts in Functions and every
 	// instance's facts in Instances (for reports and explain).
 	Detail bool
+	// DecideOnly stops after the decisions: Result.Types is the
+	// undeduplicated type graph without functions.
+	DecideOnly bool
 }
 
 // Result is the encoded BTF and what it took.
@@ -107,6 +110,10 @@ func Encode(path string, opts Options) (*Result, error) {
 		}
 	}
 	lap("policy")
+	if opts.DecideOnly {
+		res.Types = all
+		return res, nil
+	}
 	if err := emitFunctions(all, groups, include, extra, elf, opts.Features); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

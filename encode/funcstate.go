@@ -145,7 +145,7 @@ func uncertainLocation(tab *loader.TypeTable, params []loader.FuncParam, arch lo
 
 func paramFacts(tab *loader.TypeTable, p *loader.FuncParam) facts.Param {
 	return facts.Param{
-		Name: p.Name, Type: tab.TypeName(p.Type), Idx: int(p.Idx), OriginIdx: int(p.OriginIdx),
+		Name: strings.Clone(p.Name), Type: tab.TypeName(p.Type), Idx: int(p.Idx), OriginIdx: int(p.OriginIdx),
 		HasLoc: p.HasLoc, HasConstValue: p.HasConstValue, LocReg: int(p.LocReg),
 		LocStack: p.LocStack, LocConst: p.LocConst, TypeSize: int(p.TypeSize), InMemory: p.InMemory,
 		IsStruct: tab.IsStructParam(p.Type), Optimized: p.Optimized, UnexpectedReg: p.UnexpectedReg,

@@ -11,17 +11,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/btfgate/btfgate/encode"
-	"github.com/btfgate/btfgate/features"
 	"github.com/btfgate/btfgate/internal/atomicfile"
 )
 
 type encodeFlags struct {
-	features string
-	strict   bool
-	jobs     int
-	output   string
-	summary  string
-	cpuProf  string
+	policyFlags
+	output  string
+	report  string
+	summary string
+	verbose bool
+	cpuProf string
 }
 
 func newEncodeCmd() *cobra.Command {
@@ -29,29 +28,42 @@ func newEncodeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "encode [flags] -o OUT.btf INPUT",
 		Short: "Encode the DWARF of INPUT (vmlinux or a module) as raw BTF",
-		Args:  cobra.ExactArgs(1),
+		Long: `Encode the DWARF of INPUT as raw BTF, the way pahole -J does, with the
+functions that go in decided by policies (the default ones reproduce pahole).`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runEncode(cmd.ErrOrStderr(), args[0], fl)
+			return runEncode(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], &fl)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.features, "features", "default", "BTF features, in pahole's --btf_features syntax (default, +name, a,b,c)")
-	f.BoolVar(&fl.strict, "features-strict", false, "fail on unknown feature names instead of ignoring them")
-	f.IntVarP(&fl.jobs, "jobs", "j", 0, "worker goroutines (0: one per CPU); the output does not depend on it")
-	f.StringVarP(&fl.output, "output", "o", "", "where to write the raw BTF (required)")
+	fl.register(f)
+	f.StringVarP(&fl.output, "output", "o", "", "where to write the raw BTF (or output.btf of the rules file)")
+	f.StringVar(&fl.report, "report", "", "write the decision report (NDJSON, one line per function) to this file")
 	f.StringVar(&fl.summary, "summary", "text", "summary on stderr: text, json or none")
+	f.BoolVarP(&fl.verbose, "verbose", "v", false, "print pahole-style lines for skipped functions on stdout")
 	f.StringVar(&fl.cpuProf, "cpuprofile", "", "write a Go CPU profile to this file")
-	cmd.MarkFlagRequired("output")
 	return cmd
 }
 
-func runEncode(stderr io.Writer, input string, fl encodeFlags) error {
-	set, unknown, err := features.Parse(fl.features, fl.strict)
+func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
+	if fl.summary != "text" && fl.summary != "json" && fl.summary != "none" {
+		return fmt.Errorf("--summary: want text, json or none, got %q", fl.summary)
+	}
+	st, err := fl.resolve(stderr)
 	if err != nil {
 		return err
 	}
-	for _, u := range unknown {
-		fmt.Fprintf(stderr, "btfgate: ignoring unknown BTF feature %q\n", u)
+	output, report := fl.output, fl.report
+	if st.rules != nil {
+		if output == "" {
+			output = st.rules.Output.BTF
+		}
+		if report == "" {
+			report = st.rules.Output.Report
+		}
+	}
+	if output == "" {
+		return fmt.Errorf("no output: give -o OUT.btf (or output.btf in the rules file)")
 	}
 	if fl.cpuProf != "" {
 		pf, err := os.Create(fl.cpuProf)
@@ -65,7 +77,8 @@ func runEncode(stderr io.Writer, input string, fl encodeFlags) error {
 		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
-	res, err := encode.Encode(input, encode.Options{Features: set, Jobs: fl.jobs})
+	res, err := encode.Encode(input, encode.Options{Features: st.features, Jobs: fl.jobs,
+		Policy: st.engine, Detail: report != ""})
 	if err != nil {
 		return err
 	}
@@ -74,38 +87,41 @@ func runEncode(stderr io.Writer, input string, fl encodeFlags) error {
 	if err != nil {
 		return fmt.Errorf("%s: marshal: %w", input, err)
 	}
-	if err := atomicfile.WriteFile(fl.output, raw, 0o644); err != nil {
+	if report != "" {
+		if err := writeReport(report, res); err != nil {
+			return err
+		}
+	}
+	if err := atomicfile.WriteFile(output, raw, 0o644); err != nil {
 		return err
 	}
 	res.Phases = append(res.Phases, encode.Phase{Name: "write", Duration: time.Since(t0)})
-	sum := newSummary(input, fl.output, set, res, len(raw), time.Since(start))
+	if fl.verbose {
+		writeVerbose(stdout, res)
+	}
+	sum := newSummary(input, output, st.features, res, len(raw), time.Since(start))
 	switch fl.summary {
 	case "text":
 		sum.writeText(stderr)
 	case "json":
 		return sum.writeJSON(stderr)
-	case "none":
-	default:
-		return fmt.Errorf("--summary: want text, json or none, got %q", fl.summary)
 	}
 	return nil
 }
 
-func newFeaturesCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "features",
-		Short: "List the BTF features btfgate supports",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			w := cmd.OutOrStdout()
-			for _, f := range features.Describe() {
-				def := ""
-				if f.InDefault {
-					def = " (default)"
-				}
-				fmt.Fprintf(w, "%-20s %s%s\n", f.Name, f.Help, def)
+// writeVerbose prints pahole's -V lines about functions: prototype
+// mismatches and the final skip reason, in name order.
+func writeVerbose(w io.Writer, res *encode.Result) {
+	for i, f := range res.Functions {
+		if f.Mismatch != "" {
+			fmt.Fprintf(w, "%s : skipping BTF encoding of function due to %s\n", f.Name, f.Mismatch)
+		}
+		if d := res.Decisions[i]; !d.Include {
+			reason := d.Final
+			if reason == "" && len(d.Reasons) > 0 {
+				reason = d.Reasons[0].Message
 			}
-			return nil
-		},
+			fmt.Fprintf(w, "%s : skipping BTF encoding of function due to %s\n", f.Name, reason)
+		}
 	}
 }

@@ -23,6 +23,6 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newEncodeCmd(), newFeaturesCmd())
+	root.AddCommand(newEncodeCmd(), newFeaturesCmd(), newFactsCmd(), newExplainCmd(), newPolicyCmd())
 	return root
 }

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/btfgate/btfgate/internal/corpus"
+)
+
+// run executes the CLI with args and returns stdout, stderr and the error.
+func run(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := newRootCmd()
+	var out, errb bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errb)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), errb.String(), err
+}
+
+const fixture = "../../testdata/fixtures/types.gcc-dwarf5.o"
+
+func TestEncodeFixtureWritesOutputAndSummary(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.btf")
+	_, stderr, err := run(t, "encode", "-o", out, fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(out)
+	if err != nil || st.Size() < 100 {
+		t.Fatalf("output %s: %v (size %v)", out, err, st)
+	}
+	if !strings.Contains(stderr, "types (") || !strings.Contains(stderr, "kinds:") {
+		t.Errorf("summary missing from stderr: %q", stderr)
+	}
+}
+
+func TestEncodeErrorLeavesNoOutput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.btf")
+	bad := filepath.Join(dir, "truncated.o")
+	data, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, data[:len(data)/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = run(t, "encode", "-o", out, bad)
+	if err == nil || !strings.Contains(err.Error(), bad) {
+		t.Fatalf("error = %v, want one naming %s", err, bad)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries after a failed encode, want only the input", len(entries))
+	}
+}
+
+func TestFeaturesCommand(t *testing.T) {
+	out, _, err := run(t, "features")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "\n"); n != 15 {
+		t.Errorf("features lists %d lines, want pahole's 15:\n%s", n, out)
+	}
+	if !strings.Contains(out, "true_signature") || !strings.Contains(out, "consistent_func") {
+		t.Errorf("features output lacks names: %s", out)
+	}
+}
+
+func TestPolicyTestCommand(t *testing.T) {
+	out, _, err := run(t, "policy", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, " passed, 0 failed") {
+		t.Errorf("policy test output: %s", out)
+	}
+}
+
+func TestRulesFileDenyShowsInReport(t *testing.T) {
+	dir := t.TempDir()
+	rulesFile := filepath.Join(dir, "rules.yaml")
+	src := "features: default\ndata:\n  deny:\n    - {name: \"fn_*\", reason: \"not for tracing\"}\noutput:\n  btf: out.btf\n  report: report.ndjson\n"
+	if err := os.WriteFile(rulesFile, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, "encode", "--rules", rulesFile, "--summary", "none", fixture); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "report.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	denied := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var l reportLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(l.Name, "fn_") {
+			if l.Decision != "exclude" || len(l.Reasons) == 0 || l.Reasons[len(l.Reasons)-1].Message != "not for tracing" {
+				t.Errorf("%s: decision %s reasons %+v", l.Name, l.Decision, l.Reasons)
+			}
+			denied++
+		}
+	}
+	if denied == 0 {
+		t.Error("no fn_* function in the report")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.btf")); err != nil {
+		t.Errorf("output.btf of the rules file not written: %v", err)
+	}
+}
+
+func TestRulesFileErrorNamesLine(t *testing.T) {
+	rulesFile := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(rulesFile, []byte("features: default\nfeaturs: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := run(t, "encode", "--rules", rulesFile, "-o", "/dev/null", fixture)
+	if err == nil || !strings.Contains(err.Error(), rulesFile+":2:") {
+		t.Errorf("error = %v, want %s:2: ...", err, rulesFile)
+	}
+}
+
+// TestVerboseMatchesPaholeLog: -v prints exactly the reference's "skipping"
+// lines (final reasons and prototype mismatches).
+func TestVerboseMatchesPaholeLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("encodes the corpus kernel")
+	}
+	vmlinux := corpus.Vmlinux(t)
+	logPath := corpus.ReferenceFile(t, "amd64.default.skips.log")
+	out, _, err := run(t, "encode", "-v", "--summary", "none", "-o", filepath.Join(t.TempDir(), "o.btf"), vmlinux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range strings.Split(string(ref), "\n") {
+		if strings.Contains(l, " : skipping BTF encoding of function due to ") {
+			want = append(want, l)
+		}
+	}
+	got := strings.Split(strings.TrimSpace(out), "\n")
+	sort.Strings(want)
+	sort.Strings(got)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("-v gave %d lines, the reference log %d; first lines: %q / %q", len(got), len(want), got[:3], want[:3])
+	}
+}
+
+func TestExplainKernelFunctions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("encodes the corpus kernel")
+	}
+	out, _, err := run(t, "explain", corpus.Vmlinux(t), "perf_event_read", "__alloc_pages_slowpath", "kmalloc_array")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"perf_event_read: INCLUDED in BTF",
+		"__alloc_pages_slowpath: INCLUDED in BTF",
+		"kmalloc_array: LEFT OUT of BTF",
+		"kmalloc_array : skipping BTF encoding of function due to ambiguous address",
+		"ambiguous_address        YES",
+		"reordered_parameters     YES",
+		"__alloc_pages_slowpath.constprop.0@",
+		"param 0 struct perf_event * event: has_loc=true loc_reg=5",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain output lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(out)
+	}
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/btfgate/btfgate/engine"
+	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/rules"
+)
+
+// policyFlags are the flags every command that decides functions shares:
+// features, rules file and extra policy modules.
+type policyFlags struct {
+	features  string
+	strict    bool
+	rulesFile string
+	policies  []string
+	noDefault bool
+	jobs      int
+}
+
+func (p *policyFlags) register(f *pflag.FlagSet) {
+	f.StringVar(&p.features, "features", "", "BTF features, in pahole's --btf_features syntax (default, +name, a,b,c); default: the rules file's, else \"default\"")
+	f.BoolVar(&p.strict, "features-strict", false, "fail on unknown feature names instead of ignoring them")
+	f.StringVar(&p.rulesFile, "rules", "", "YAML rules file: features, policy modules, data, outputs (see docs/rules.md)")
+	f.StringArrayVar(&p.policies, "policy", nil, "extra Rego policy file or directory (repeatable)")
+	f.BoolVar(&p.noDefault, "no-default-policies", false, "leave out the default policies (pahole's rules)")
+	f.IntVarP(&p.jobs, "jobs", "j", 0, "worker goroutines (0: one per CPU); the output does not depend on it")
+}
+
+// setup is what the policy flags resolve to.
+type setup struct {
+	features features.Set
+	engine   *engine.Engine
+	rules    *rules.Rules // nil without --rules
+}
+
+// resolve reads the rules file and policy modules and compiles the engine.
+func (p *policyFlags) resolve(stderr io.Writer) (*setup, error) {
+	var r *rules.Rules
+	if p.rulesFile != "" {
+		var err error
+		if r, err = rules.Load(p.rulesFile); err != nil {
+			return nil, err
+		}
+	}
+	list, strict := "default", p.strict
+	if r != nil && r.Features != "" {
+		list = r.Features
+		strict = strict || r.FeaturesStrict
+	}
+	if p.features != "" {
+		list = p.features
+	}
+	set, unknown, err := features.Parse(list, strict)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range unknown {
+		fmt.Fprintf(stderr, "btfgate: ignoring unknown BTF feature %q\n", u)
+	}
+	paths := p.policies
+	cfg := engine.Config{Features: set, NoDefault: p.noDefault}
+	if r != nil {
+		paths = append(append([]string(nil), r.Policies...), paths...)
+		cfg.Data = r.Data
+		cfg.NoDefault = cfg.NoDefault || r.NoDefaultPolicies
+	}
+	files, err := rules.ExpandPolicies(paths)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("policy: %w", err)
+		}
+		cfg.Modules = append(cfg.Modules, engine.Module{Name: f, Source: string(src)})
+	}
+	eng, err := engine.New(contextBackground(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &setup{features: set, engine: eng, rules: r}, nil
+}
+
+func contextBackground() context.Context { return context.Background() }

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/btfgate/btfgate/encode"
+	"github.com/btfgate/btfgate/engine"
+	"github.com/btfgate/btfgate/facts"
+	"github.com/btfgate/btfgate/internal/atomicfile"
+)
+
+// reportLine is one line of the decision report: a function group, what
+// was decided, every reason, and the facts that decided it.
+type reportLine struct {
+	ID          int              `json:"id"`
+	Name        string           `json:"name"`
+	Decision    string           `json:"decision"` // "include" or "exclude"
+	Final       string           `json:"pahole_reason,omitempty"`
+	Reasons     []reasonJSON     `json:"reasons,omitempty"`
+	Kept        []reasonJSON     `json:"kept_by,omitempty"`
+	Annotations []annotationJSON `json:"annotations,omitempty"`
+	Facts       *facts.Function  `json:"facts"`
+	Instances   []facts.Instance `json:"instances,omitempty"`
+}
+
+type reasonJSON struct {
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+	Module  string `json:"module,omitempty"`
+}
+
+type annotationJSON struct {
+	Value     string `json:"value"`
+	Component int    `json:"component"`
+	Rule      string `json:"rule,omitempty"`
+}
+
+func newReportLine(res *encode.Result, i int, instances bool) reportLine {
+	d := res.Decisions[i]
+	l := reportLine{ID: res.Functions[i].ID, Name: res.Functions[i].Name, Decision: "exclude",
+		Final: d.Final, Facts: &res.Functions[i]}
+	if d.Include {
+		l.Decision = "include"
+	}
+	l.Reasons = reasons(d.Reasons)
+	l.Kept = reasons(d.Kept)
+	for _, a := range d.Annotations {
+		l.Annotations = append(l.Annotations, annotationJSON{a.Value, a.Component, a.Rule})
+	}
+	if instances && i < len(res.Instances) {
+		l.Instances = res.Instances[i]
+	}
+	return l
+}
+
+func reasons(rs []engine.Reason) []reasonJSON {
+	var out []reasonJSON
+	for _, r := range rs {
+		out = append(out, reasonJSON{r.Rule, r.Message, r.Module})
+	}
+	return out
+}
+
+// writeReport writes the NDJSON decision report atomically.
+func writeReport(path string, res *encode.Result) error {
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	enc := json.NewEncoder(w)
+	for i := range res.Functions {
+		if err := enc.Encode(newReportLine(res, i, false)); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, buf.Bytes(), 0o644)
+}
