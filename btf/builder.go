@@ -3,6 +3,7 @@ package btf
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // maxTypes is libbpf's limit on the number of types (BTF_MAX_NR_TYPES).
@@ -73,7 +74,8 @@ func (t *Types) begin(n int, name, info, sizeOrType uint32) (TypeID, []uint32) {
 	id := t.NextID()
 	start := len(t.words)
 	t.offs = append(t.offs, uint32(start))
-	t.words = append(t.words, make([]uint32, n)...)
+	t.words = slices.Grow(t.words, n)[:start+n]
+	clear(t.words[start:])
 	w := t.words[start : start+n : start+n]
 	w[0], w[1], w[2] = name, info, sizeOrType
 	return id, w

@@ -3,6 +3,7 @@ package btf
 import (
 	"fmt"
 	"math/bits"
+	"unsafe"
 
 	"github.com/btfgate/btfgate/loader"
 	"github.com/btfgate/btfgate/loader/dwarf"
@@ -33,6 +34,7 @@ type CUVar struct {
 type Fragment struct {
 	Types    *Types
 	Tail     *Types
+	Strs     []string // the names: a name field holds 1 + its index here, 0 for ""
 	IntID    TypeID   // the CU's first base type named "int", 0 if none
 	HasArray bool     // the CU has arrays (pahole's need_index_type)
 	VarIDs   []TypeID // tail-local id of each CUVar's VAR
@@ -41,11 +43,104 @@ type Fragment struct {
 // sanitizedIntName is what pahole calls base types of odd sizes.
 const sanitizedIntName = "__SANITIZED_FAKE_INT__"
 
+// Converter maps CU type tables to BTF fragments. It keeps buffers between
+// CUs; use one per goroutine.
+type Converter struct {
+	opts ConvertOptions
+	strs localStrings
+}
+
+// NewConverter returns a Converter with opts. strSecs are the DWARF string
+// sections names may alias (.debug_str, .debug_line_str): names found there
+// are interned by address, which is cheaper than by content.
+func NewConverter(opts ConvertOptions, strSecs ...[]byte) *Converter {
+	c := &Converter{opts: opts, strs: localStrings{index: map[string]uint32{}}}
+	for _, sec := range strSecs {
+		if len(sec) > 0 {
+			c.strs.secs = append(c.strs.secs, strSection{base: uintptr(unsafe.Pointer(&sec[0])),
+				size: uintptr(len(sec)), cache: make([]uint32, len(sec))})
+		}
+	}
+	return c
+}
+
+// localStrings interns a fragment's names: Add returns 1 + the string's
+// index in list, 0 for "". The strings are not copied.
+type localStrings struct {
+	index   map[string]uint32
+	secs    []strSection // cache: 1 + list index, by offset in the section
+	touched []uint32     // (section, offset) pairs set in the caches
+	list    []string
+}
+
+func (l *localStrings) Add(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	for si := range l.secs {
+		sec := &l.secs[si]
+		if off := p - sec.base; off < sec.size {
+			if i := sec.cache[off]; i != 0 {
+				return i
+			}
+			i := l.add(s)
+			sec.cache[off] = i
+			l.touched = append(l.touched, uint32(si), uint32(off))
+			return i
+		}
+	}
+	if i, ok := l.index[s]; ok {
+		return i
+	}
+	i := l.add(s)
+	l.index[s] = i
+	return i
+}
+
+func (l *localStrings) add(s string) uint32 {
+	l.list = append(l.list, s)
+	return uint32(len(l.list))
+}
+
+// reset forgets the strings of the previous CU.
+func (l *localStrings) reset() {
+	for i := 0; i+1 < len(l.touched); i += 2 {
+		l.secs[l.touched[i]].cache[l.touched[i+1]] = 0
+	}
+	l.touched = l.touched[:0]
+	clear(l.index)
+	l.list = nil
+}
+
+// Reset empties t for reuse, keeping its buffers.
+func (t *Types) Reset() {
+	t.words, t.offs, t.err = t.words[:0], t.offs[:0], nil
+}
+
 // ConvertCU maps a CU's type table to BTF exactly as pahole's
 // btf_encoder__encode_tag does (spec §5.2-§5.9).
 func ConvertCU(tab *loader.TypeTable, opts ConvertOptions, vars []CUVar) (*Fragment, error) {
-	strs := NewStrings()
-	types := NewTypes(strs)
+	return NewConverter(opts).Convert(tab, vars)
+}
+
+// Convert maps one CU (see ConvertCU); vars are the CU's variables to
+// encode, in order. reuse, if not nil, is a spliced fragment whose buffers
+// the new one takes over.
+func (c *Converter) Convert(tab *loader.TypeTable, vars []CUVar, reuse ...*Fragment) (*Fragment, error) {
+	opts := c.opts
+	strs := &c.strs
+	strs.reset()
+	var types, tail *Types
+	var list []string
+	if len(reuse) > 0 && reuse[0] != nil {
+		types, tail, list = reuse[0].Types, reuse[0].Tail, reuse[0].Strs[:0]
+		types.Reset()
+		tail.Reset()
+	} else {
+		types, tail = NewTypes(nil), NewTypes(nil)
+	}
+	strs.list = list
 	n := TypeID(tab.Len())
 	index := n + 1 // external: the array index type
 	var members []Member
@@ -57,7 +152,7 @@ func ConvertCU(tab *loader.TypeTable, opts ConvertOptions, vars []CUVar) (*Fragm
 		switch en.Tag {
 		case dwarf.TagBaseType:
 			var err error
-			got, err = convertBase(types, en, opts)
+			got, err = convertBase(types, strs, en, opts)
 			if err != nil {
 				return nil, cuError(tab, en, err)
 			}
@@ -128,7 +223,6 @@ func ConvertCU(tab *loader.TypeTable, opts ConvertOptions, vars []CUVar) (*Fragm
 		}
 	}
 
-	tail := NewTypes(strs)
 	// References from the tail to CU type x are written as tailLen+x, so the
 	// tail's length must be known first: the type decl tags, then each VAR
 	// followed by its decl tags.
@@ -147,6 +241,7 @@ func ConvertCU(tab *loader.TypeTable, opts ConvertOptions, vars []CUVar) (*Fragm
 			tail.AddDeclTag(strs.Add(tag), id, -1)
 		}
 	}
+	frag.Strs = strs.list
 	if tail.Len() != int(tailLen) {
 		return nil, fmt.Errorf("CU %d: tail has %d types, expected %d", tab.Unit.Index, tail.Len(), tailLen)
 	}
@@ -154,8 +249,7 @@ func ConvertCU(tab *loader.TypeTable, opts ConvertOptions, vars []CUVar) (*Fragm
 }
 
 // convertBase maps a DW_TAG_base_type (pahole's btf_encoder__add_base_type).
-func convertBase(types *Types, en *loader.TypeEntry, opts ConvertOptions) (TypeID, error) {
-	strs := types.Strings
+func convertBase(types *Types, strs *localStrings, en *loader.TypeEntry, opts ConvertOptions) (TypeID, error) {
 	var encoding uint8
 	switch enc := dwarf.Encoding(en.Encoding); enc {
 	case dwarf.EncSigned, dwarf.EncSignedChar:

@@ -1,26 +1,78 @@
 package btf
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Splicer appends CU fragments to one Types in CU order, reproducing how
 // pahole numbers types across CUs: each CU's types, then (once) the
 // synthetic "int" used as array index type, then the CU's tail.
+//
+// Fragments name their strings by index into their own string list;
+// splicing rewrites them to offsets in the destination's string table,
+// looked up by the string's address in the DWARF string sections when it
+// lies there (one array read) and by content otherwise.
 type Splicer struct {
 	dst       *Types
 	hasIndex  bool   // an index type id is known (pahole's has_index_type)
 	needIndex bool   // some CU so far had arrays (pahole's need_index_type)
 	indexID   TypeID // the array index type
 	intName   uint32
-	ext       []TypeID
+
+	secs  []strSection // DWARF string sections strings may alias
+	remap []uint32     // fragment string index -> destination offset
 }
 
-// NewSplicer returns a Splicer appending to dst.
-func NewSplicer(dst *Types) *Splicer { return &Splicer{dst: dst} }
+// strSection caches the destination offset of strings that alias one DWARF
+// string section, by their offset in it (0: not seen yet; else offset+1).
+type strSection struct {
+	base  uintptr
+	size  uintptr
+	cache []uint32
+}
+
+// NewSplicer returns a Splicer appending to dst. strSecs are the sections
+// (e.g. .debug_str, .debug_line_str) fragment strings may point into; they
+// only make splicing faster.
+func NewSplicer(dst *Types, strSecs ...[]byte) *Splicer {
+	s := &Splicer{dst: dst}
+	for _, sec := range strSecs {
+		if len(sec) == 0 {
+			continue
+		}
+		s.secs = append(s.secs, strSection{base: uintptr(unsafe.Pointer(&sec[0])), size: uintptr(len(sec)),
+			cache: make([]uint32, len(sec))})
+	}
+	return s
+}
+
+// Grow makes room for about words more words and types more types, so
+// that splicing a large input does not copy the growing section repeatedly.
+func (s *Splicer) Grow(words, types int) {
+	if cap(s.dst.words)-len(s.dst.words) < words {
+		w := make([]uint32, len(s.dst.words), len(s.dst.words)+words)
+		copy(w, s.dst.words)
+		s.dst.words = w
+	}
+	if cap(s.dst.offs)-len(s.dst.offs) < types {
+		o := make([]uint32, len(s.dst.offs), len(s.dst.offs)+types)
+		copy(o, s.dst.offs)
+		s.dst.offs = o
+	}
+}
 
 // Add splices one CU's fragment and returns the shifts from its local type
 // ids and its tail-local ids to global ones (global = local + shift).
 func (s *Splicer) Add(f *Fragment) (types, tail TypeID, err error) {
-	shift := s.dst.FirstID() + TypeID(s.dst.Len()) - 1
+	if err := f.Types.Err(); err != nil {
+		return 0, 0, err
+	}
+	if err := f.Tail.Err(); err != nil {
+		return 0, 0, err
+	}
+	s.mapStrings(f.Strs)
+	shift := s.dst.NextID() - 1
 	n := TypeID(f.Types.Len())
 	if !s.hasIndex {
 		if f.IntID != 0 {
@@ -31,7 +83,12 @@ func (s *Splicer) Add(f *Fragment) (types, tail TypeID, err error) {
 		}
 	}
 	s.needIndex = s.needIndex || f.HasArray
-	if err := s.dst.Append(f.Types, []TypeID{s.indexID}); err != nil {
+	if err := s.splice(f.Types, shift, func(r uint32) (uint32, bool) {
+		if r == uint32(n)+1 {
+			return uint32(s.indexID), true
+		}
+		return 0, false
+	}); err != nil {
 		return 0, 0, fmt.Errorf("splice CU types: %w", err)
 	}
 	if s.needIndex && !s.hasIndex {
@@ -44,16 +101,125 @@ func (s *Splicer) Add(f *Fragment) (types, tail TypeID, err error) {
 		}
 		s.hasIndex = true
 	}
-	tailShift := s.dst.FirstID() + TypeID(s.dst.Len()) - 1
+	tailShift := s.dst.NextID() - 1
 	if f.Tail.Len() == 0 {
 		return shift, tailShift, nil
 	}
-	s.ext = s.ext[:0]
-	for id := TypeID(1); id <= n; id++ {
-		s.ext = append(s.ext, shift+id)
-	}
-	if err := s.dst.Append(f.Tail, s.ext); err != nil {
+	tn := uint32(f.Tail.Len())
+	if err := s.splice(f.Tail, tailShift, func(r uint32) (uint32, bool) {
+		// Tail references to CU type x are written as tail length + x.
+		if x := r - tn; r > tn && x <= uint32(n) {
+			return x + uint32(shift), true
+		}
+		return 0, false
+	}); err != nil {
 		return 0, 0, fmt.Errorf("splice CU tail: %w", err)
 	}
 	return shift, tailShift, nil
+}
+
+// mapStrings fills s.remap for a fragment's string list (index 0 is "").
+func (s *Splicer) mapStrings(strs []string) {
+	s.remap = append(s.remap[:0], 0)
+	for _, str := range strs {
+		s.remap = append(s.remap, s.intern(str))
+	}
+}
+
+func (s *Splicer) intern(str string) uint32 {
+	if str == "" {
+		return 0
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(str)))
+	for i := range s.secs {
+		sec := &s.secs[i]
+		if p-sec.base < sec.size {
+			off := p - sec.base
+			if v := sec.cache[off]; v != 0 {
+				return v - 1
+			}
+			v := s.dst.Strings.Add(str)
+			sec.cache[off] = v + 1
+			return v
+		}
+	}
+	return s.dst.Strings.Add(str)
+}
+
+// splice appends src's types to s.dst: names through s.remap, type ids
+// 1..src.Len() shifted by shift, others through ext (false: an error).
+func (s *Splicer) splice(src *Types, shift TypeID, ext func(uint32) (uint32, bool)) error {
+	dst := s.dst
+	n := uint32(src.Len())
+	base := uint32(len(dst.words))
+	dst.words = append(dst.words, src.words...)
+	for _, o := range src.offs {
+		dst.offs = append(dst.offs, o+base)
+	}
+	var bad error
+	id := func(p *uint32) {
+		r := *p
+		switch {
+		case r == 0:
+		case r <= n:
+			*p = r + uint32(shift)
+		default:
+			v, ok := ext(r)
+			if !ok && bad == nil {
+				bad = fmt.Errorf("reference to type %d past the fragment's %d types", r, n)
+			}
+			*p = v
+		}
+	}
+	name := func(p *uint32) {
+		if int(*p) >= len(s.remap) {
+			if bad == nil {
+				bad = fmt.Errorf("string index %d past the fragment's %d strings", *p, len(s.remap)-1)
+			}
+			*p = 0
+			return
+		}
+		*p = s.remap[*p]
+	}
+	words := dst.words[base:]
+	for i, o := range src.offs {
+		end := uint32(len(src.words))
+		if i+1 < len(src.offs) {
+			end = src.offs[i+1]
+		}
+		w := words[o:end]
+		name(&w[0])
+		k, vlen := infoKind(w[1]), infoVlen(w[1])
+		switch k {
+		case KindPtr, KindTypedef, KindVolatile, KindConst, KindRestrict, KindFunc, KindTypeTag, KindVar, KindDeclTag:
+			id(&w[2])
+		case KindArray:
+			id(&w[3])
+			id(&w[4])
+		case KindStruct, KindUnion:
+			for m := 0; m < vlen; m++ {
+				name(&w[3+3*m])
+				id(&w[4+3*m])
+			}
+		case KindEnum:
+			for m := 0; m < vlen; m++ {
+				name(&w[3+2*m])
+			}
+		case KindEnum64:
+			for m := 0; m < vlen; m++ {
+				name(&w[3+3*m])
+			}
+		case KindFuncProto:
+			id(&w[2])
+			for m := 0; m < vlen; m++ {
+				name(&w[3+2*m])
+				id(&w[4+2*m])
+			}
+		case KindDatasec:
+			for m := 0; m < vlen; m++ {
+				id(&w[3+3*m])
+			}
+		}
+	}
+	return bad
 }

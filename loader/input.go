@@ -13,6 +13,12 @@ type Input struct {
 	ELF   *elffile.File
 	DWARF *dwarf.Data
 	Units []dwarf.Unit
+	// The DWARF string sections (names alias them) and the size of
+	// .debug_info, for sizing buffers.
+	DebugStr, DebugLineStr []byte
+	InfoSize               int
+
+	info []byte
 }
 
 // debugSectionNames are the sections the DWARF reader uses.
@@ -67,7 +73,9 @@ func newInput(f *elffile.File) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Input{Path: f.Path, ELF: f, DWARF: d, Units: units}, nil
+	return &Input{Path: f.Path, ELF: f, DWARF: d, Units: units,
+		DebugStr: secs[".debug_str"], DebugLineStr: secs[".debug_line_str"], InfoSize: len(secs[".debug_info"]),
+		info: secs[".debug_info"]}, nil
 }
 
 // Close unmaps the file. Strings taken from the input are invalid afterwards.
@@ -79,4 +87,12 @@ func (in *Input) SectionName(idx uint32) string {
 		return in.ELF.Sections[idx].Name
 	}
 	return ""
+}
+
+// ReleaseUnit lets the pages of unit u's .debug_info go once it has been
+// walked (see elffile.File.Release).
+func (in *Input) ReleaseUnit(u *dwarf.Unit) {
+	if int(u.End) <= len(in.info) && u.Offset < u.End {
+		in.ELF.Release(in.info[u.Offset:u.End])
+	}
 }

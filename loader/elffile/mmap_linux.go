@@ -27,3 +27,16 @@ func adviseWillNeed(data []byte, off, n uint64) {
 	}
 	_ = syscall.Madvise(data[start:end], syscall.MADV_WILLNEED)
 }
+
+// adviseDontNeed drops the whole pages of data[off:off+n] of a read-only
+// file mapping from the process: they are read again from the page cache
+// if touched later.
+func adviseDontNeed(data []byte, off, n uint64) {
+	page := uint64(os.Getpagesize())
+	start := (off + page - 1) &^ (page - 1)
+	end := (off + n) &^ (page - 1)
+	if end <= start || end > uint64(len(data)) {
+		return
+	}
+	_ = syscall.Madvise(data[start:end], syscall.MADV_DONTNEED)
+}

@@ -19,3 +19,5 @@ func mapFile(fh *os.File, size int) ([]byte, error) {
 func unmapFile([]byte) error { return nil }
 
 func adviseWillNeed([]byte, uint64, uint64) {}
+
+func adviseDontNeed([]byte, uint64, uint64) {}
