@@ -46,3 +46,10 @@ func benchmarkDecide(b *testing.B, cfg Config, fns []facts.Function) {
 		b.ReportMetric(float64(c.Nanoseconds())/n, "cpu-ns/function")
 	}
 }
+
+// BenchmarkNew compiles the default policy set.
+func BenchmarkNew(b *testing.B) {
+	for b.Loop() {
+		newEngine(b, defaults())
+	}
+}

@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gobwas/glob"
+)
 
 // checkConfig checks the lists of data.btfgate.config that the default
 // rules read, so that a mistyped entry fails loudly instead of matching
@@ -14,10 +18,14 @@ func checkConfig(cfg any) error {
 		err := eachEntry(m, list, func(e any) error {
 			switch e := e.(type) {
 			case string:
-				return nil
+				return checkGlob(e)
 			case map[string]any:
-				if _, ok := e["name"].(string); !ok {
+				name, ok := e["name"].(string)
+				if !ok {
 					return fmt.Errorf("want a string \"name\" (a glob), got %s", jsonKind(e["name"]))
+				}
+				if err := checkGlob(name); err != nil {
+					return err
 				}
 				if r, present := e["reason"]; present {
 					if _, ok := r.(string); !ok {
@@ -42,8 +50,18 @@ func checkConfig(cfg any) error {
 				return fmt.Errorf("want a string %q, got %s", key, jsonKind(o[key]))
 			}
 		}
-		return nil
+		return checkGlob(o["name"].(string))
 	})
+}
+
+// checkGlob compiles pattern as the policies' glob.match(pattern, null, x)
+// does (OPA uses the same library), so a bad pattern fails here, naming
+// its entry, rather than in the middle of an evaluation.
+func checkGlob(pattern string) error {
+	if _, err := glob.Compile(pattern); err != nil {
+		return fmt.Errorf("bad glob %q: %w", pattern, err)
+	}
+	return nil
 }
 
 // eachEntry calls check on every entry of the list cfg[name], if present.

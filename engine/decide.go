@@ -117,28 +117,27 @@ type batch struct {
 // functions that some rule named; the others keep the decision they
 // already hold (included, no reasons).
 func (e *Engine) decideBatch(ctx context.Context, b batch) (batchReport, error) {
-	var report batchReport // empty until the result is read
 	if err := ctx.Err(); err != nil {
-		return report, err
+		return batchReport{}, err
 	}
 	input := e.input.input(e.features, b.fns[b.lo:b.hi])
 	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(input))
 	if ctx.Err() != nil {
-		return report, ctx.Err()
+		return batchReport{}, ctx.Err()
 	}
 	if err != nil {
-		return report, fmt.Errorf("evaluating policies: %w", policyErrors(err, nil))
+		return batchReport{}, fmt.Errorf("evaluating policies: %w", policyErrors(err, nil))
 	}
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return report, fmt.Errorf("evaluating policies: %s is undefined", decisionQuery)
+		return batchReport{}, fmt.Errorf("evaluating policies: %s is undefined", decisionQuery)
 	}
 	result, ok := rs[0].Expressions[0].Value.(*ast.Term)
 	if !ok {
-		return report, fmt.Errorf("evaluating policies: %s: unexpected result %T", decisionQuery, rs[0].Expressions[0].Value)
+		return batchReport{}, fmt.Errorf("evaluating policies: %s: unexpected result %T", decisionQuery, rs[0].Expressions[0].Value)
 	}
 	obj, ok := result.Value.(ast.Object)
 	if !ok {
-		return report, fmt.Errorf("evaluating policies: %s is %s, want an object", decisionQuery, ast.ValueName(result.Value))
+		return batchReport{}, fmt.Errorf("evaluating policies: %s is %s, want an object", decisionQuery, ast.ValueName(result.Value))
 	}
 	return e.assemble(obj, b)
 }

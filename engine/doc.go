@@ -8,47 +8,61 @@
 // Policies see one batch of functions at a time:
 //
 //	input.features   {"consistent_func": true, "true_signature": false, ...}
-//	                 every feature by pahole's name
+//	                 every feature, under pahole's name
 //	input.functions  {ID: FUNCTION, ...} keyed by facts.Function.ID
 //
-// FUNCTION carries the fields of facts.Function under their JSON names
-// (id, name, ambiguous_addr, unexpected_reg, uncertain_loc, reordered,
-// inconsistent, mismatch, kfunc, kfunc_flags, btf_id_ref, instances,
-// section, noreturn, external, symbols), with canonical and true_sig
-// (null when absent) as nested objects under facts.Instance's JSON names,
-// params included. A batch is part of one encode, not all of it, so a rule
-// must decide a function from its own facts alone: that is what makes the
-// decisions independent of the number of workers.
+// FUNCTION holds facts.Function's fields under their JSON names (name,
+// ambiguous_addr, unexpected_reg, uncertain_loc, reordered, inconsistent,
+// mismatch, kfunc, symbols, ...), with canonical and true_sig (null when
+// absent) as nested objects of facts.Instance's fields, params included.
+// Only the fields that some loaded module mentions by name are built: a
+// policy that reaches a field through a computed key, or walks all of a
+// function's keys, sees only those.
 //
-// # Rules and decisions
+// A batch is part of one encode, not all of it, so a rule must decide a
+// function from that function's facts alone: that is what keeps decisions
+// independent of the number of workers.
 //
-// Rule modules belong to package btfgate.functions and add entries to
-// four documents keyed by rule name, then function id:
+// # Rules
 //
-//	skip.RULE[id] contains MESSAGE     leave out; keep rules override it
-//	exclude.RULE[id] contains MESSAGE  leave out, whatever keep rules say
-//	keep.RULE[id] contains MESSAGE     put in, overriding every skip
-//	annotate.RULE[id] contains TAG     decl tag on a function that goes in:
-//	                                   "text" (component -1) or
-//	                                   {"value": "text", "component": N}
+// Rule modules belong to package btfgate.functions and add to four
+// documents, keyed by rule name, then function id, each entry a set:
+//
+//	skip.RULE[id]      messages: leave the function out; keep overrides
+//	exclude.RULE[id]   messages: leave it out, whatever keep rules say
+//	keep.RULE[id]      messages: put it in, overriding every skip rule
+//	annotate.RULE[id]  decl tags for it if it goes in: "text"
+//	                   (component -1) or {"value": "text", "component": N}
 //
 // pahole's six reasons are the skip rules ambiguous_address,
 // optimized_parameters, reordered_parameters, uncertain_location,
 // inconsistent_prototype and unexpected_register. A function that both a
-// keep and an exclude rule name is an error. Iterate with
-// "some id, f in input.functions": each document is computed once per
-// batch, so a rule costs one pass over the batch.
+// keep and an exclude rule name is an error, as is a rule entry not keyed
+// by a function id of the batch or not a set. policies/decision.rego
+// decides; the engine lists each function's reasons.
+//
+// For speed, write a rule as one comprehension over the batch, reading
+// facts through one ref:
+//
+//	skip.no_kfuncs := {id: {"kfunc"} | input.functions[id].kfunc}
+//
+// "some id, f in input.functions" is about twice as slow as
+// input.functions[id].kfunc, and a partial rule
+// (skip.no_kfuncs[id] contains "kfunc" if ...) costs the square of the
+// number of functions it names (OPA checks each new key against the
+// others): fine for tens, slow for thousands.
 //
 // # Data
 //
 // Config.Data is mounted at data.btfgate.config. The default set reads
-// three lists from it (see policies/config_lists.rego):
+// three lists from it (policies/config_lists.rego), and New checks their
+// shape:
 //
 //	deny: ["glob", {"name": "glob", "reason": "text"}, ...]
 //	keep: [same shape]
 //	tags: [{"name": "glob", "tag": "text"}, ...]
 //
-// User modules may read any other keys.
+// User modules may read any other key.
 //
 // # Sandbox
 //

@@ -46,9 +46,9 @@ type Engine struct {
 	origins map[string]string
 }
 
-// decisionQuery is the document holding one decision per function some
-// rule names, and the mistakes found in rule documents
-// (policies/decision.rego).
+// decisionQuery is decision.rego's verdict on a batch: the rule
+// documents, the functions left out, the conflicts and the malformed
+// rule entries.
 const decisionQuery = "data.btfgate.decision.result"
 
 // New compiles the policies once. Parse and compile errors are

@@ -81,6 +81,9 @@ func TestConfigDataIsChecked(t *testing.T) {
 		{map[string]any{"keep": []any{map[string]any{"name": "a", "reason": 1}}}, "\"reason\""},
 		{map[string]any{"tags": []any{map[string]any{"name": "a"}}}, "data.btfgate.config.tags[0]: want a string \"tag\""},
 		{map[string]any{"x": make(chan int)}, "data.btfgate.config"},
+		{map[string]any{"deny": []any{"ok*", "[a-"}}, "data.btfgate.config.deny[1]: bad glob \"[a-\""},
+		{map[string]any{"keep": []any{map[string]any{"name": "{a,"}}}, "data.btfgate.config.keep[0]: bad glob"},
+		{map[string]any{"tags": []any{map[string]any{"name": "[", "tag": "t"}}}, "data.btfgate.config.tags[0]: bad glob"},
 	}
 	for _, tc := range tests {
 		_, err := New(context.Background(), Config{Data: tc.data})

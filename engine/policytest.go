@@ -14,6 +14,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/tester"
+	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/btfgate/btfgate/policies"
 )
@@ -65,11 +66,7 @@ func RunTests(ctx context.Context, paths ...string) ([]TestResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, more...)
-	slices.SortFunc(out, func(a, b TestResult) int {
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Name, b.Name))
-	})
-	return out, nil
+	return sortResults(append(out, more...)), nil
 }
 
 // runTests compiles the modules in the sandbox and runs their tests.
@@ -94,6 +91,7 @@ func runTests(ctx context.Context, modules []Module) ([]TestResult, error) {
 		SetCompiler(compiler).
 		SetStore(inmem.New()).
 		CapturePrintOutput(true).
+		EnableTracing(true).
 		Run(ctx, byName)
 	if err != nil {
 		return nil, fmt.Errorf("compiling policy tests: %w", policyErrors(err, forbidden))
@@ -102,10 +100,15 @@ func runTests(ctx context.Context, modules []Module) ([]TestResult, error) {
 	for r := range ch {
 		out = append(out, testResult(r))
 	}
-	slices.SortFunc(out, func(a, b TestResult) int {
+	return sortResults(out), nil
+}
+
+// sortResults orders results by file, line and name.
+func sortResults(rs []TestResult) []TestResult {
+	slices.SortFunc(rs, func(a, b TestResult) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Name, b.Name))
 	})
-	return out, nil
+	return rs
 }
 
 func testResult(r *tester.Result) TestResult {
@@ -122,16 +125,27 @@ func testResult(r *tester.Result) TestResult {
 	switch {
 	case r.Error != nil:
 		t.Failure = policyErrors(r.Error, nil).Error()
-	case r.Fail && r.FailedAt != nil:
-		loc := ""
-		if r.FailedAt.Location != nil {
-			loc = fmt.Sprintf("%s:%d: ", r.FailedAt.Location.File, r.FailedAt.Location.Row)
-		}
-		t.Failure = loc + "failed: " + r.FailedAt.String()
 	case r.Fail:
 		t.Failure = "failed"
+		if expr := failedExpr(r); expr != nil {
+			t.Failure = fmt.Sprintf("%s:%d: false: %s", expr.Location.File, expr.Location.Row, expr.Location.Text)
+		}
 	}
 	return t
+}
+
+// failedExpr finds the expression of the test's body that was false: the
+// last one the trace saw fail in the test's own file.
+func failedExpr(r *tester.Result) *ast.Expr {
+	for i := len(r.Trace) - 1; i >= 0; i-- {
+		ev := r.Trace[i]
+		expr, ok := ev.Node.(*ast.Expr)
+		if ev.Op != topdown.FailOp || !ok || expr.Location == nil || r.Location == nil || expr.Location.File != r.Location.File {
+			continue
+		}
+		return expr
+	}
+	return nil
 }
 
 // readModules reads the .rego file at path, or every .rego file under the

@@ -8,8 +8,9 @@ import (
 
 // forbiddenBuiltin reports whether policies may not call the builtin: it
 // reaches the network, the clock, randomness or the runtime, or has a side
-// effect (trace). OPA marks most of these nondeterministic; the prefixes
-// catch the rest and future additions.
+// effect (trace). OPA marks most of these nondeterministic; the names and
+// prefixes catch the rest (certificate verification reads the clock) and
+// future additions.
 func forbiddenBuiltin(b *ast.Builtin) bool {
 	if b.Nondeterministic {
 		return true
@@ -24,7 +25,7 @@ func forbiddenBuiltin(b *ast.Builtin) bool {
 // hasForbiddenPrefix reports whether name is in a family of builtins that
 // policies may not call.
 func hasForbiddenPrefix(name string) bool {
-	for _, prefix := range []string{"http.", "net.", "rand.", "uuid.", "providers."} {
+	for _, prefix := range []string{"http.", "net.", "rand.", "uuid.", "providers.", "crypto.x509.parse_and_verify_certificates"} {
 		if strings.HasPrefix(name, prefix) {
 			return true
 		}

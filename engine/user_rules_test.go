@@ -224,3 +224,86 @@ keep.flat contains "x" if input.functions[_].name == "f"`,
 		})
 	}
 }
+
+// TestReasonOrder: pahole's reasons by precedence, then exclude reasons,
+// then other skip reasons, each by rule and message; keep reasons by rule
+// and message.
+func TestReasonOrder(t *testing.T) {
+	src := `package btfgate.functions
+
+skip.aaa_local := {id: {"b", "a"} | input.functions[id].name == "f"}
+
+exclude.zzz_deny := {id: {"denied"} | input.functions[id].name == "f"}
+
+exclude.mmm_deny[id] contains "also denied" if input.functions[id].name == "f"
+
+keep.z_keep[id] contains "z" if input.functions[id].name == "g"
+
+keep.a_keep[id] contains msg if {
+	input.functions[id].name == "g"
+	some msg in ["y", "x"]
+}
+`
+	e := newEngine(t, Config{Features: features.Default(), Modules: []Module{{Name: "order.rego", Source: src}}})
+	ds := decide(t, e,
+		fn(1, "f", func(f *facts.Function) { f.UnexpectedReg, f.Reordered = true, true }),
+		fn(2, "g", func(f *facts.Function) { f.Reordered = true }),
+	)
+	var got []string
+	for _, r := range ds[0].Reasons {
+		got = append(got, r.Rule+":"+r.Message)
+	}
+	want := []string{"reordered_parameters:reordered parameters", "unexpected_register:unexpected register usage for parameter",
+		"mmm_deny:also denied", "zzz_deny:denied", "aaa_local:a", "aaa_local:b"}
+	if !slices.Equal(got, want) {
+		t.Errorf("reasons = %q\nwant      %q", got, want)
+	}
+	if ds[0].Final != "reordered parameters" || ds[0].Include {
+		t.Errorf("f: %+v", ds[0])
+	}
+	got = nil
+	for _, r := range ds[1].Kept {
+		got = append(got, r.Rule+":"+r.Message)
+	}
+	if want := []string{"a_keep:x", "a_keep:y", "z_keep:z"}; !slices.Equal(got, want) {
+		t.Errorf("kept = %q, want %q", got, want)
+	}
+	if !ds[1].Include || ds[1].Final != "reordered parameters" {
+		t.Errorf("g: %+v", ds[1])
+	}
+}
+
+// TestKeepOnlyAndTagOnly: lists are sorted for functions that only keep
+// or annotate rules name, too.
+func TestKeepOnlyAndTagOnly(t *testing.T) {
+	src := `package btfgate.functions
+
+keep.z[id] contains "c" if input.functions[id].name == "f"
+
+keep.k[id] contains msg if {
+	input.functions[id].name == "f"
+	some msg in ["b", "a"]
+}
+
+annotate.zz := {id: {"z"} | input.functions[id].name == "g"}
+
+annotate.t[id] contains tag if {
+	input.functions[id].name == "g"
+	some tag in ["y", "x"]
+}
+`
+	e := newEngine(t, Config{NoDefault: true, Modules: []Module{{Name: "k.rego", Source: src}}})
+	for range 5 { // map order varies between runs
+		ds := decide(t, e, fn(1, "f", nil), fn(2, "g", nil))
+		var kept, tags []string
+		for _, r := range ds[0].Kept {
+			kept = append(kept, r.Rule+":"+r.Message)
+		}
+		for _, a := range ds[1].Annotations {
+			tags = append(tags, a.Value)
+		}
+		if !slices.Equal(kept, []string{"k:a", "k:b", "z:c"}) || !slices.Equal(tags, []string{"x", "y", "z"}) {
+			t.Fatalf("kept %q, tags %q: want sorted", kept, tags)
+		}
+	}
+}

@@ -11,9 +11,11 @@ import (
 // assembly gathers, for one batch, each function's reasons from the rule
 // documents of decision.rego's result.
 type assembly struct {
-	e      *Engine
-	b      batch
-	rank   map[string]int // pahole's rules by precedence
+	e    *Engine
+	b    batch
+	rank map[string]int // pahole's rules by precedence
+	// kinds holds, for every function some rule names (by position in
+	// b.out), the kind of each of its Reasons.
 	kinds  map[int][]string
 	report batchReport
 }
@@ -114,6 +116,9 @@ func (a *assembly) rule(kind, rule string, v ast.Value) error {
 			return nil
 		}
 		d := &a.b.out[i]
+		if _, seen := a.kinds[i]; !seen {
+			a.kinds[i] = nil
+		}
 		return set.Iter(func(t *ast.Term) error {
 			if kind == "annotate" {
 				tag, err := annotation(rule, t.Value)
@@ -187,17 +192,6 @@ func compareReasons(x, y Reason) int {
 	return cmp.Or(cmp.Compare(x.Rule, y.Rule), cmp.Compare(x.Message, y.Message))
 }
 
-// field is obj[key], or nil.
-func field(obj ast.Object, key string) ast.Value {
-	if obj == nil {
-		return nil
-	}
-	if t := obj.Get(ast.InternedTerm(key)); t != nil {
-		return t.Value
-	}
-	return nil
-}
-
 // annotation reads a tag: a string, or {"value": string, "component":
 // int >= -1}.
 func annotation(rule string, v ast.Value) (Annotation, error) {
@@ -222,19 +216,4 @@ func annotation(rule string, v ast.Value) (Annotation, error) {
 		return a, fmt.Errorf("annotate.%s: tag %v must be a string or {\"value\": string, \"component\": int}", rule, v)
 	}
 	return a, nil
-}
-
-// text is the Go string of an AST string, or "".
-func text(v ast.Value) string {
-	s, _ := v.(ast.String)
-	return string(s)
-}
-
-// intValue reads an integral number that fits an int.
-func intValue(v ast.Value) (int, bool) {
-	n, ok := v.(ast.Number)
-	if !ok {
-		return 0, false
-	}
-	return n.Int()
 }
