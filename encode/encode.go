@@ -28,6 +28,10 @@ type Options struct {
 	// DecideOnly stops after the decisions: Result.Types is the
 	// undeduplicated type graph without functions.
 	DecideOnly bool
+	// Base, if set, makes the output split BTF on it (a kernel module on
+	// vmlinux's BTF): ids continue after the base's, strings and types the
+	// base holds are not repeated.
+	Base *btf.Types
 }
 
 // Result is the encoded BTF and what it took.
@@ -78,6 +82,9 @@ func Encode(path string, opts Options) (*Result, error) {
 
 	vs := newVarSections(in, syms, opts)
 	all := btf.NewTypes(btf.NewStrings())
+	if opts.Base != nil {
+		all = btf.NewSplitTypes(opts.Base)
+	}
 	states, datasecs, err := convertUnits(in, opts, fo, vs, all)
 	if err != nil {
 		return nil, err
@@ -269,4 +276,18 @@ func wantUnit(u *dwarf.Unit) bool {
 		return true
 	}
 	return false
+}
+
+// LoadBase reads base BTF for split encoding from path (raw BTF, or an ELF
+// file with .BTF such as vmlinux).
+func LoadBase(path string) (*btf.Types, error) {
+	raw, err := loader.ReadBTF(path)
+	if err != nil {
+		return nil, fmt.Errorf("base BTF: %w", err)
+	}
+	t, err := btf.Parse(raw, nil)
+	if err != nil {
+		return nil, fmt.Errorf("base BTF %s: %w", path, err)
+	}
+	return t, nil
 }

@@ -14,6 +14,7 @@ import (
 // (spec §3.1), shared read-only by the workers.
 type varSections struct {
 	secs    []elffile.Section
+	addrs   []uint64 // load address of each section (laid out for modules)
 	include []bool
 	objects map[string][]uint32 // STT_OBJECT symbol name -> sections
 	force   bool                // encode_force: skip bad variables instead of failing
@@ -25,6 +26,9 @@ const percpuSection = ".data..percpu"
 func newVarSections(in *loader.Input, syms []elffile.Symbol, opts Options) *varSections {
 	vs := &varSections{secs: in.ELF.Sections, include: make([]bool, len(in.ELF.Sections)),
 		force: opts.Features.EncodeForce, file: in.Path}
+	for i := range in.ELF.Sections {
+		vs.addrs = append(vs.addrs, in.ELF.LoadAddr(i))
+	}
 	any := false
 	for i, s := range in.ELF.Sections {
 		if opts.Features.GlobalVar || (opts.Features.Var && s.Name == percpuSection) {
@@ -72,7 +76,7 @@ func filterVars(tab *loader.TypeTable, vs *varSections) ([]btf.CUVar, []secinfo,
 		if shndx == 0 || !vs.include[shndx] {
 			continue
 		}
-		off := v.Addr - vs.secs[shndx].Addr
+		off := v.Addr - vs.addrs[shndx]
 		if v.Name == "" || filteredVarName(v.Name) {
 			continue
 		}
@@ -119,7 +123,7 @@ func (vs *varSections) section(addr uint64) int {
 		if s.Type != elffile.SHT_PROGBITS && s.Type != elffile.SHT_NOBITS {
 			continue
 		}
-		if s.Addr <= addr && addr-s.Addr < s.Size {
+		if a := vs.addrs[i]; a <= addr && addr-a < s.Size {
 			return i
 		}
 	}

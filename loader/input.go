@@ -45,6 +45,9 @@ func Open(path string) (*Input, error) {
 }
 
 func newInput(f *elffile.File) (*Input, error) {
+	// Kernel modules: place sections at made-up addresses before relocating
+	// DWARF, as pahole's elfutils does (spec §2.9 h).
+	f.LayOut()
 	secs, err := f.DebugSections(debugSectionNames()...)
 	if err != nil {
 		return nil, err

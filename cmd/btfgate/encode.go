@@ -21,6 +21,7 @@ type encodeFlags struct {
 	summary string
 	verbose bool
 	cpuProf string
+	base    string
 }
 
 func newEncodeCmd() *cobra.Command {
@@ -42,6 +43,7 @@ functions that go in decided by policies (the default ones reproduce pahole).`,
 	f.StringVar(&fl.summary, "summary", "text", "summary on stderr: text, json or none")
 	f.BoolVarP(&fl.verbose, "verbose", "v", false, "print pahole-style lines for skipped functions on stdout")
 	f.StringVar(&fl.cpuProf, "cpuprofile", "", "write a Go CPU profile to this file")
+	f.StringVar(&fl.base, "btf_base", "", "encode split BTF on this base (raw BTF, or an ELF file with .BTF such as vmlinux)")
 	return cmd
 }
 
@@ -77,8 +79,13 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
-	res, err := encode.Encode(input, encode.Options{Features: st.features, Jobs: fl.jobs,
-		Policy: st.engine, Detail: report != ""})
+	opts := encode.Options{Features: st.features, Jobs: fl.jobs, Policy: st.engine, Detail: report != ""}
+	if fl.base != "" {
+		if opts.Base, err = encode.LoadBase(fl.base); err != nil {
+			return err
+		}
+	}
+	res, err := encode.Encode(input, opts)
 	if err != nil {
 		return err
 	}

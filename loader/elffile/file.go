@@ -21,6 +21,7 @@ type File struct {
 
 	data   []byte // the whole image: a read-only mapping or the caller's bytes
 	mapped bool   // data is a mapping that Close releases
+	layout []uint64 // ET_REL: made-up load address per section (see LayOut)
 	closed bool
 	order  endian
 }

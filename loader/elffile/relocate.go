@@ -171,6 +171,9 @@ func (f *File) symbolValues(st *Section) ([]uint64, error) {
 		}
 		if sec != SHN_UNDEF && sec != SHN_COMMON {
 			vals[i] = v
+			if int(sec) < len(f.layout) {
+				vals[i] += f.layout[sec]
+			}
 		}
 	}
 	return vals, nil
