@@ -19,8 +19,8 @@ type File struct {
 	Machine   uint16           // e_machine: EM_X86_64, EM_AARCH64, ...
 	Sections  []Section        // in index order; Sections[i].Index == i
 
-	data   []byte // the whole image: a read-only mapping or the caller's bytes
-	mapped bool   // data is a mapping that Close releases
+	data   []byte   // the whole image: a read-only mapping or the caller's bytes
+	mapped bool     // data is a mapping that Close releases
 	layout []uint64 // ET_REL: made-up load address per section (see LayOut)
 	closed bool
 	order  endian
