@@ -2,8 +2,10 @@ package encode
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,14 +34,19 @@ type Options struct {
 	// vmlinux's BTF): ids continue after the base's, strings and types the
 	// base holds are not repeated.
 	Base *btf.Types
+	// LangExclude skips compile units whose DW_AT_language is one of these
+	// (pahole's --lang_exclude names, e.g. "rust").
+	LangExclude []string
 }
 
 // Result is the encoded BTF and what it took.
 type Result struct {
-	Types     *btf.Types // after dedup
-	Phases    []Phase    // wall time per phase, in order
-	Units     int        // compile units walked
-	Before    int        // types before dedup
+	Types  *btf.Types // after dedup
+	Phases []Phase    // wall time per phase, in order
+	Units  int        // compile units walked
+	Before int        // types before dedup
+	// ByteOrder is the input ELF's; write the BTF in it.
+	ByteOrder binary.ByteOrder
 	Functions []facts.Function
 	Decisions []engine.Decision // one per function group, same order
 	// Instances holds, with Options.Detail, every instance of each group.
@@ -67,6 +74,11 @@ func Encode(path string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer in.Close()
+	res.ByteOrder = in.ELF.ByteOrder
+	excluded, err := languages(opts.LangExclude)
+	if err != nil {
+		return nil, err
+	}
 	lap("read")
 
 	syms, err := in.ELF.Symbols()
@@ -85,7 +97,7 @@ func Encode(path string, opts Options) (*Result, error) {
 	if opts.Base != nil {
 		all = btf.NewSplitTypes(opts.Base)
 	}
-	states, datasecs, err := convertUnits(in, opts, fo, vs, all)
+	states, datasecs, err := convertUnits(in, opts, fo, vs, excluded, all)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +152,7 @@ func Encode(path string, opts Options) (*Result, error) {
 // convertUnits walks and converts every compile unit on opts.Jobs workers
 // and splices the fragments into dst strictly in unit order. At most 2×jobs
 // fragments wait to be spliced, which bounds memory.
-func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSections, dst *btf.Types) ([]funcState, []datasecEntry, error) {
+func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSections, excluded map[uint64]bool, dst *btf.Types) ([]funcState, []datasecEntry, error) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -182,6 +194,10 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSect
 				in.ReleaseUnit(u)
 				if err != nil {
 					slots[i] <- result{err: fmt.Errorf("%s: %w", in.Path, err)}
+					continue
+				}
+				if excluded[u.Language] {
+					slots[i] <- result{}
 					continue
 				}
 				vars, infos, err := filterVars(&tab, vs)
@@ -290,4 +306,39 @@ func LoadBase(path string) (*btf.Types, error) {
 		return nil, fmt.Errorf("base BTF %s: %w", path, err)
 	}
 	return t, nil
+}
+
+// languageCodes maps pahole's --lang_exclude names to DW_LANG values.
+func languageCodes() map[string]uint64 {
+	return map[string]uint64{
+		"c89": 0x1, "c": 0x2, "ada83": 0x3, "c_plus_plus": 0x4, "cobol74": 0x5, "cobol85": 0x6,
+		"fortran77": 0x7, "fortran90": 0x8, "pascal83": 0x9, "modula2": 0xa, "java": 0xb,
+		"c99": 0xc, "ada95": 0xd, "fortran95": 0xe, "pli": 0xf, "objc": 0x10, "objc_plus_plus": 0x11,
+		"upc": 0x12, "d": 0x13, "python": 0x14, "opencl": 0x15, "go": 0x16, "modula3": 0x17,
+		"haskell": 0x18, "c_plus_plus_03": 0x19, "c_plus_plus_11": 0x1a, "ocaml": 0x1b, "rust": 0x1c,
+		"c11": 0x1d, "swift": 0x1e, "julia": 0x1f, "dylan": 0x20, "c_plus_plus_14": 0x21,
+		"fortran03": 0x22, "fortran08": 0x23, "renderscript": 0x24, "bliss": 0x25,
+		"mips_assembler": 0x8001,
+	}
+}
+
+// languages resolves --lang_exclude names.
+func languages(names []string) (map[uint64]bool, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	codes := languageCodes()
+	out := map[uint64]bool{}
+	for _, n := range names {
+		n = strings.TrimSpace(strings.ToLower(n))
+		if n == "" {
+			continue
+		}
+		c, ok := codes[n]
+		if !ok {
+			return nil, fmt.Errorf("unknown language %q in the language exclusion list", n)
+		}
+		out[c] = true
+	}
+	return out, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -90,7 +89,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 		return err
 	}
 	t0 := time.Now()
-	raw, err := res.Types.Marshal(binary.LittleEndian)
+	raw, err := res.Types.Marshal(res.ByteOrder)
 	if err != nil {
 		return fmt.Errorf("%s: marshal: %w", input, err)
 	}

@@ -10,9 +10,15 @@ import (
 )
 
 func main() {
+	if isPahole(os.Args[0]) {
+		if err := runPahole(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "pahole (btfgate):", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := newRootCmd().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "btfgate:", err)
-		os.Exit(1)
+		os.Exit(exitStatus(os.Stderr, err))
 	}
 }
 
@@ -23,6 +29,6 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newEncodeCmd(), newFeaturesCmd(), newFactsCmd(), newExplainCmd(), newPolicyCmd())
+	root.AddCommand(newEncodeCmd(), newFeaturesCmd(), newFactsCmd(), newExplainCmd(), newPolicyCmd(), newDiffCmd())
 	return root
 }

@@ -1,0 +1,295 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/btfgate/btfgate/elfedit"
+	"github.com/btfgate/btfgate/encode"
+	"github.com/btfgate/btfgate/engine"
+	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/internal/atomicfile"
+	"github.com/btfgate/btfgate/rules"
+)
+
+// paholeVersion is what "pahole --version" answers: btfgate reproduces the
+// BTF of pahole v1.31 (dwarves 1436daf), so kernel builds pick the same
+// flags for it (scripts/pahole-version.sh turns v1.31 into 131).
+const paholeVersion = "v1.31"
+
+// rulesEnv names a rules file for kernel builds, which keep calling
+// "$(PAHOLE) -J $(PAHOLE_FLAGS) ...": set it in the environment (or pass
+// --btfgate-rules=FILE in PAHOLE_FLAGS) to change policy without touching
+// Kbuild.
+const rulesEnv = "BTFGATE_RULES"
+
+// paholeArgs is a parsed pahole command line (BTF encoding options only).
+type paholeArgs struct {
+	encode    bool // -J / --btf_encode
+	detached  string
+	base      string
+	jobs      int
+	verbose   bool
+	set       features.Set
+	reset     bool // a --btf_features has been seen
+	strict    bool
+	langExcl  []string
+	rulesFile string
+	files     []string
+	version   bool
+	supported bool
+}
+
+// legacyFlags are pahole's older single-feature options and what they do
+// to the feature set.
+func legacyFlag(name string, s *features.Set) bool {
+	switch name {
+	case "--btf_gen_floats":
+		s.Float = true
+	case "--btf_gen_optimized":
+		s.OptimizedFunc = true
+	case "--btf_encode_force":
+		s.EncodeForce = true
+	case "--skip_encoding_btf_vars":
+		s.Var = false
+	case "--skip_encoding_btf_decl_tag":
+		s.DeclTag = false
+	case "--skip_encoding_btf_type_tag":
+		s.TypeTag = false
+	case "--skip_encoding_btf_enum64":
+		s.Enum64 = false
+	case "--skip_encoding_btf_inconsistent_proto":
+		s.ConsistentFunc = true
+	case "--reproducible_build":
+		s.ReproducibleBuild = true
+	case "--btf_attributes":
+		s.Attributes = true
+	case "--btf_gen_all":
+		// pahole asks for the feature "all", which no longer exists: the
+		// only effect is the reset of the first --btf_features.
+		*s = features.Set{}
+	default:
+		return false
+	}
+	return true
+}
+
+// parsePaholeArgs reads pahole's options in order, as argp does, so that
+// the first --btf_features resets what legacy flags before it set
+// (pahole-behaviour.md §1.1).
+func parsePaholeArgs(args []string, stderr io.Writer) (*paholeArgs, error) {
+	p := &paholeArgs{set: features.Legacy(), jobs: 1}
+	addFeatures := func(list string, strict bool) error {
+		if !p.reset {
+			p.set, p.reset = features.Set{}, true
+		}
+		s, unknown, err := features.Parse(list, strict)
+		if err != nil {
+			return err
+		}
+		for _, u := range unknown {
+			if p.verbose {
+				fmt.Fprintf(stderr, "Ignoring unsupported feature '%s'\n", u)
+			}
+		}
+		p.set = unionSets(p.set, s)
+		return nil
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(a, "=")
+		next := func() (string, error) {
+			if hasVal {
+				return val, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("option %s needs a value", name)
+			}
+			i++
+			return args[i], nil
+		}
+		switch {
+		case a == "-J" || a == "--btf_encode":
+			p.encode = true
+		case a == "-V" || a == "--verbose":
+			p.verbose = true
+		case a == "-JV" || a == "-VJ":
+			p.encode, p.verbose = true, true
+		case a == "--version":
+			p.version = true
+		case a == "--supported_btf_features":
+			p.supported = true
+		case a == "-j" || a == "--jobs":
+			p.jobs = runtime.NumCPU() * 11 / 10
+		case strings.HasPrefix(a, "-j") && len(a) > 2 && !strings.HasPrefix(a, "--"):
+			n, err := strconv.Atoi(a[2:])
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("bad job count %q", a)
+			}
+			p.jobs = n
+		case name == "--jobs":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("bad job count %q", a)
+			}
+			p.jobs = n
+		case name == "--btf_features" || name == "--btf_features_strict":
+			v, err := next()
+			if err != nil {
+				return nil, err
+			}
+			strict := name == "--btf_features_strict"
+			p.strict = p.strict || strict
+			if err := addFeatures(v, strict); err != nil {
+				return nil, err
+			}
+		case name == "--btf_encode_detached":
+			v, err := next()
+			if err != nil {
+				return nil, err
+			}
+			p.encode, p.detached = true, v
+		case name == "--btf_base":
+			v, err := next()
+			if err != nil {
+				return nil, err
+			}
+			p.base = v
+		case name == "--lang_exclude":
+			v, err := next()
+			if err != nil {
+				return nil, err
+			}
+			p.langExcl = append(p.langExcl, strings.Split(v, ",")...)
+		case name == "--btfgate-rules":
+			v, err := next()
+			if err != nil {
+				return nil, err
+			}
+			p.rulesFile = v
+		case legacyFlag(a, &p.set):
+		case strings.HasPrefix(a, "-") && a != "-":
+			return nil, fmt.Errorf("pahole option %s is not supported by btfgate (it encodes BTF only; see docs/pahole-compat.md)", a)
+		default:
+			p.files = append(p.files, a)
+		}
+	}
+	if env := os.Getenv("PAHOLE_LANG_EXCLUDE"); env != "" && len(p.langExcl) == 0 {
+		p.langExcl = strings.Split(env, ",")
+	}
+	if p.rulesFile == "" {
+		p.rulesFile = os.Getenv(rulesEnv)
+	}
+	return p, nil
+}
+
+func unionSets(a, b features.Set) features.Set {
+	names := map[string]bool{}
+	for _, n := range b.Enabled() {
+		names[n] = true
+	}
+	for _, n := range a.Enabled() {
+		names[n] = true
+	}
+	var list []string
+	for n := range names {
+		list = append(list, n)
+	}
+	s, _, _ := features.Parse(strings.Join(list, ","), false)
+	return s
+}
+
+// isPahole reports whether the program was started under the name pahole.
+func isPahole(argv0 string) bool { return filepath.Base(argv0) == "pahole" }
+
+// runPahole is the pahole-compatible front end: "pahole -J [options] FILE"
+// writes .BTF into FILE, "--btf_encode_detached=OUT" writes raw BTF.
+func runPahole(args []string, stdout, stderr io.Writer) error {
+	p, err := parsePaholeArgs(args, stderr)
+	if err != nil {
+		return err
+	}
+	if p.version {
+		fmt.Fprintln(stdout, paholeVersion)
+		return nil
+	}
+	if p.supported {
+		fmt.Fprintln(stdout, strings.Join(features.Names(), ","))
+		return nil
+	}
+	if !p.encode {
+		return fmt.Errorf("btfgate's pahole front end only encodes BTF: give -J or --btf_encode_detached=FILE")
+	}
+	if len(p.files) != 1 {
+		return fmt.Errorf("want one input file, got %d", len(p.files))
+	}
+	input := p.files[0]
+	cfg := engine.Config{Features: p.set}
+	if p.rulesFile != "" {
+		r, err := rules.Load(p.rulesFile)
+		if err != nil {
+			return err
+		}
+		files, err := r.PolicyFiles()
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				return fmt.Errorf("policy: %w", err)
+			}
+			cfg.Modules = append(cfg.Modules, engine.Module{Name: f, Source: string(src)})
+		}
+		cfg.Data, cfg.NoDefault = r.Data, r.NoDefaultPolicies
+	}
+	eng, err := engine.New(contextBackground(), cfg)
+	if err != nil {
+		return err
+	}
+	opts := encode.Options{Features: p.set, Jobs: p.jobs, Policy: eng, LangExclude: p.langExcl}
+	if p.base != "" {
+		if opts.Base, err = encode.LoadBase(p.base); err != nil {
+			return err
+		}
+	}
+	res, err := encode.Encode(input, opts)
+	if err != nil {
+		return err
+	}
+	if p.verbose {
+		writeVerbose(stdout, res)
+	}
+	raw, err := res.Types.Marshal(res.ByteOrder)
+	if err != nil {
+		return fmt.Errorf("%s: marshal: %w", input, err)
+	}
+	if p.detached != "" {
+		return atomicfile.WriteFile(p.detached, raw, 0o640)
+	}
+	return elfedit.SetSections(input, elfedit.Section{Name: ".BTF", Data: raw})
+}
+
+func newPaholeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "pahole [pahole options] FILE",
+		Short: "pahole-compatible front end for kernel builds (-J, --btf_features, --btf_base, ...)",
+		Long: `Accepts pahole's BTF options: -J writes .BTF into FILE, --btf_encode_detached=OUT
+writes raw BTF; --btf_features, --btf_features_strict, --btf_base, -j[N],
+--lang_exclude, -V, --version and the legacy --skip_encoding_btf_* flags work
+as in pahole v1.31. A symlink named pahole to btfgate behaves the same.
+Policy for kernel builds: --btfgate-rules=FILE in PAHOLE_FLAGS, or the
+BTFGATE_RULES environment variable.`,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPahole(args, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+}
