@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/btfgate/btfgate/elfedit"
 	"github.com/btfgate/btfgate/encode"
 	"github.com/btfgate/btfgate/internal/atomicfile"
 )
@@ -21,6 +22,7 @@ type encodeFlags struct {
 	verbose bool
 	cpuProf string
 	base    string
+	elf     bool
 }
 
 func newEncodeCmd() *cobra.Command {
@@ -42,6 +44,7 @@ functions that go in decided by policies (the default ones reproduce pahole).`,
 	f.StringVar(&fl.summary, "summary", "text", "summary on stderr: text, json or none")
 	f.BoolVarP(&fl.verbose, "verbose", "v", false, "print pahole-style lines for skipped functions on stdout")
 	f.StringVar(&fl.cpuProf, "cpuprofile", "", "write a Go CPU profile to this file")
+	f.BoolVar(&fl.elf, "elf", false, "write an ELF file: a copy of INPUT at -o (or INPUT itself if -o names it) with .BTF (and .BTF.base with distilled_base) added")
 	f.StringVar(&fl.base, "btf_base", "", "encode split BTF on this base (raw BTF, or an ELF file with .BTF such as vmlinux)")
 	return cmd
 }
@@ -98,7 +101,11 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 			return err
 		}
 	}
-	if err := atomicfile.WriteFile(output, raw, 0o644); err != nil {
+	if fl.elf {
+		if err := writeELF(input, output, res, st.features.DistilledBase); err != nil {
+			return err
+		}
+	} else if err := atomicfile.WriteFile(output, raw, 0o644); err != nil {
 		return err
 	}
 	res.Phases = append(res.Phases, encode.Phase{Name: "write", Duration: time.Since(t0)})
@@ -130,4 +137,25 @@ func writeVerbose(w io.Writer, res *encode.Result) {
 			fmt.Fprintf(w, "%s : skipping BTF encoding of function due to %s\n", f.Name, reason)
 		}
 	}
+}
+
+// writeELF writes output as a copy of input with the BTF sections added.
+func writeELF(input, output string, res *encode.Result, distilled bool) error {
+	secs, err := btfSections(res, distilled)
+	if err != nil {
+		return fmt.Errorf("%s: %w", input, err)
+	}
+	data, err := os.ReadFile(input)
+	if err != nil {
+		return err
+	}
+	out, err := elfedit.Edit(input, data, secs...)
+	if err != nil {
+		return err
+	}
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(input); err == nil {
+		mode = st.Mode().Perm()
+	}
+	return atomicfile.WriteFile(output, out, mode)
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/elfedit"
 	"github.com/btfgate/btfgate/encode"
 	"github.com/btfgate/btfgate/engine"
@@ -267,14 +268,43 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 	if p.verbose {
 		writeVerbose(stdout, res)
 	}
-	raw, err := res.Types.Marshal(res.ByteOrder)
-	if err != nil {
-		return fmt.Errorf("%s: marshal: %w", input, err)
-	}
 	if p.detached != "" {
+		// pahole ignores distilled_base for detached output (spec §1.2).
+		raw, err := res.Types.Marshal(res.ByteOrder)
+		if err != nil {
+			return fmt.Errorf("%s: marshal: %w", input, err)
+		}
 		return atomicfile.WriteFile(p.detached, raw, 0o640)
 	}
-	return elfedit.SetSections(input, elfedit.Section{Name: ".BTF", Data: raw})
+	secs, err := btfSections(res, p.set.DistilledBase)
+	if err != nil {
+		return fmt.Errorf("%s: %w", input, err)
+	}
+	return elfedit.SetSections(input, secs...)
+}
+
+// btfSections is what goes into an ELF file: .BTF, and for split BTF with
+// distilled_base, .BTF against a distilled base plus that base as .BTF.base.
+func btfSections(res *encode.Result, distilled bool) ([]elfedit.Section, error) {
+	types := res.Types
+	var secs []elfedit.Section
+	if distilled && types.Base != nil {
+		base, split, err := btf.DistillBase(types)
+		if err != nil {
+			return nil, err
+		}
+		braw, err := base.Marshal(res.ByteOrder)
+		if err != nil {
+			return nil, err
+		}
+		types = split
+		secs = append(secs, elfedit.Section{Name: ".BTF.base", Data: braw})
+	}
+	raw, err := types.Marshal(res.ByteOrder)
+	if err != nil {
+		return nil, err
+	}
+	return append([]elfedit.Section{{Name: ".BTF", Data: raw}}, secs...), nil
 }
 
 func newPaholeCmd() *cobra.Command {
