@@ -29,6 +29,6 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newEncodeCmd(), newFeaturesCmd(), newFactsCmd(), newExplainCmd(), newPolicyCmd(), newDiffCmd())
+	root.AddCommand(newEncodeCmd(), newFeaturesCmd(), newFactsCmd(), newExplainCmd(), newPolicyCmd(), newDiffCmd(), newPaholeCmd())
 	return root
 }

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/encode"
+	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/features"
 )
 
@@ -21,9 +24,29 @@ type summary struct {
 	TypesBefore int            `json:"types_before_dedup"`
 	Types       int            `json:"types"`
 	Kinds       map[string]int `json:"kinds"`
+	Functions   funcCounts     `json:"functions"`
+	Variables   varCounts      `json:"variables"`
 	Bytes       int            `json:"output_bytes"`
 	Phases      []phaseJSON    `json:"phases"`
 	Total       float64        `json:"total_seconds"`
+}
+
+// funcCounts counts the function groups the policies decided on.
+type funcCounts struct {
+	Kept    int `json:"kept"`
+	Skipped int `json:"skipped"`
+	// SkippedBy counts skipped groups by reason: the one pahole would log
+	// (Decision.Final), else the first rule's message.
+	SkippedBy map[string]int `json:"skipped_by_reason"`
+	// KeptBy counts kept groups that some skip rule named, by the first
+	// keep rule that overrode it.
+	KeptBy map[string]int `json:"kept_by_rule"`
+}
+
+// varCounts counts the VARs in the output, by DATASEC.
+type varCounts struct {
+	Total     int            `json:"total"`
+	BySection map[string]int `json:"by_section"`
 }
 
 type phaseJSON struct {
@@ -33,15 +56,62 @@ type phaseJSON struct {
 
 func newSummary(input, output string, set features.Set, res *encode.Result, size int, total time.Duration) *summary {
 	s := &summary{Input: input, Output: output, Features: set.Enabled(), Units: res.Units,
-		TypesBefore: res.Before, Types: res.Types.Len(), Kinds: map[string]int{}, Bytes: size, Total: total.Seconds()}
+		TypesBefore: res.Before, Types: res.Types.Len(), Kinds: map[string]int{}, Bytes: size, Total: total.Seconds(),
+		Functions: countDecisions(res.Decisions),
+		Variables: varCounts{BySection: map[string]int{}}}
 	first := res.Types.FirstID()
 	for id := first; id < first+btf.TypeID(res.Types.Len()); id++ {
-		s.Kinds[res.Types.Kind(id).String()]++
+		k := res.Types.Kind(id)
+		s.Kinds[k.String()]++
+		if k == btf.KindDatasec {
+			n := res.Types.Vlen(id)
+			s.Variables.BySection[res.Types.Name(id)] += n
+			s.Variables.Total += n
+		}
 	}
 	for _, p := range res.Phases {
 		s.Phases = append(s.Phases, phaseJSON{p.Name, p.Duration.Seconds()})
 	}
 	return s
+}
+
+// countDecisions counts kept and skipped function groups by reason.
+func countDecisions(ds []engine.Decision) funcCounts {
+	c := funcCounts{SkippedBy: map[string]int{}, KeptBy: map[string]int{}}
+	for i := range ds {
+		d := &ds[i]
+		if d.Include {
+			c.Kept++
+			if len(d.Reasons) > 0 && len(d.Kept) > 0 {
+				c.KeptBy[d.Kept[0].Rule]++
+			}
+			continue
+		}
+		c.Skipped++
+		reason := d.Final
+		if reason == "" && len(d.Reasons) > 0 {
+			reason = d.Reasons[0].Message
+		}
+		if reason == "" {
+			reason = "(no reason given)"
+		}
+		c.SkippedBy[reason]++
+	}
+	return c
+}
+
+// byCount lists m as "name count" pairs, largest count first, then by name.
+func byCount(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(m[b], m[a]), cmp.Compare(a, b)) })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (s *summary) writeText(w io.Writer) {
@@ -51,15 +121,24 @@ func (s *summary) writeText(w io.Writer) {
 	for k := range s.Kinds {
 		kinds = append(kinds, k)
 	}
-	sort.Slice(kinds, func(i, j int) bool {
-		if s.Kinds[kinds[i]] != s.Kinds[kinds[j]] {
-			return s.Kinds[kinds[i]] > s.Kinds[kinds[j]]
-		}
-		return kinds[i] < kinds[j]
-	})
+	slices.SortFunc(kinds, func(a, b string) int { return cmp.Or(cmp.Compare(s.Kinds[b], s.Kinds[a]), cmp.Compare(a, b)) })
 	fmt.Fprint(w, "  kinds:")
 	for _, k := range kinds {
 		fmt.Fprintf(w, " %s %d", k, s.Kinds[k])
+	}
+	fmt.Fprintln(w)
+	f := &s.Functions
+	fmt.Fprintf(w, "  functions: %d kept, %d skipped", f.Kept, f.Skipped)
+	if f.Skipped > 0 {
+		fmt.Fprintf(w, " (%s)", byCount(f.SkippedBy))
+	}
+	if len(f.KeptBy) > 0 {
+		fmt.Fprintf(w, "; kept over a skip reason: %s", byCount(f.KeptBy))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  variables: %d", s.Variables.Total)
+	if len(s.Variables.BySection) > 0 {
+		fmt.Fprintf(w, " (%s)", byCount(s.Variables.BySection))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprint(w, "  time:")
