@@ -25,13 +25,16 @@ import (
 // the result gets a new table holding only the referenced strings in order of
 // first reference.
 func Dedup(t *Types) (*Types, error) {
-	if err := t.checkRefs(); err != nil {
+	if err := t.Err(); err != nil {
 		return nil, err
 	}
 	if t.Base != nil && t.Strings.base != t.Base.Strings {
 		return nil, errors.New("btf: dedup: split types' string table is not split on the base's table")
 	}
-	d := newDeduper(t)
+	d, err := newDeduper(t)
+	if err != nil {
+		return nil, fmt.Errorf("btf: dedup: %w", err)
+	}
 	steps := []struct {
 		name string
 		fn   func() error
@@ -71,93 +74,143 @@ const (
 // resolution, so that hostile input cannot exhaust the stack.
 const maxDepth = 1 << 20
 
-// deduper is the state of one dedup run (libbpf's struct btf_dedup). All
-// types, base and own, are addressed by id in one word array.
+// deduper is the state of one dedup run (libbpf's struct btf_dedup). Every
+// type, base and own, is addressed by its id.
 type deduper struct {
 	src   *Types
 	strs  *Strings
-	words []uint32 // void (3 zero words), the base's types, then the own types
-	offs  []uint32 // offs[id]: start of type id in words; offs[n]: end
+	words []uint32 // the types' words: src's own (not copied) or a copy of base and own
+	offs  []uint32 // per id: start of the type in words; offs[n]: the end
 	start uint32   // first own id
 	n     uint32   // number of ids, void included
+	void  [headerWords]uint32
 
-	canon     []uint32 // libbpf's d->map
-	hypot     []uint32 // libbpf's d->hypot_map
+	kinds []Kind   // per id, the kind (a compact copy for the hot paths)
+	canon []uint32 // libbpf's d->map
+	// hypot is libbpf's d->hypot_map. The reference pass reuses it to hold
+	// 1 + the offset in refWords of each canonical reference type, and
+	// compaction to hold the new ids.
+	hypot []uint32
+
 	hypotList []uint32
 	// adjustCanon records that a hypothetical mapping would need to resolve a
 	// base FWD, which split dedup must not do (hypot_adjust_canon).
 	adjustCanon bool
 
 	table *candTable
-	err   error // first internal error (e.g. a cycle in the canonical map)
+	// Indexes of the table's enums, for fullEnum: entries of enums with
+	// values by content hash, and of enum declarations by table key.
+	enumByContent map[uint64][]int32
+	enumDecls     map[uint64][]int32
+
+	// refWords holds the words of each canonical reference type with its
+	// references resolved (libbpf rewrites them in place; src stays intact).
+	refWords []uint32
+	scratch  []uint32
+
+	err error // first internal error (e.g. a cycle in the canonical map)
 }
 
-func newDeduper(t *Types) *deduper {
-	var chain []*Types
+// newDeduper sets up the dedup of t, checking t's references on the way.
+func newDeduper(t *Types) (*deduper, error) {
+	var chain []*Types // t, its base, the base's base...
 	for b := t; b != nil; b = b.Base {
 		chain = append(chain, b)
 	}
-	nWords, n := headerWords, 1
+	n := 1
 	for _, b := range chain {
-		nWords += len(b.words)
 		n += b.Len()
 	}
 	d := &deduper{
 		src:   t,
 		strs:  t.Strings,
-		words: make([]uint32, headerWords, nWords),
-		offs:  make([]uint32, 1, n+1),
+		offs:  make([]uint32, n+1),
+		kinds: make([]Kind, n),
+		canon: make([]uint32, n),
+		hypot: make([]uint32, n),
 		start: uint32(t.FirstID()),
 		n:     uint32(n),
 	}
+	// Types are read in place unless string offsets must be rewritten, or
+	// base and own types must share one array.
+	if len(chain) == 1 && t.Strings.deduped {
+		d.words = t.words
+	} else {
+		total := 0
+		for _, b := range chain {
+			total += len(b.words)
+		}
+		d.words = make([]uint32, 0, total)
+	}
+	id := 1
 	for i := len(chain) - 1; i >= 0; i-- { // base first
 		b := chain[i]
-		shift := uint32(len(d.words))
-		d.words = append(d.words, b.words...)
-		for _, o := range b.offs {
-			d.offs = append(d.offs, o+shift)
+		shift := uint32(0)
+		if len(chain) > 1 || !t.Strings.deduped {
+			shift = uint32(len(d.words))
+			d.words = append(d.words, b.words...)
+		}
+		next := uint64(b.NextID())
+		strSize := uint64(b.Strings.Size())
+		for j, o := range b.offs {
+			w := b.typeAt(j)
+			k := infoKind(w[1])
+			if x := firstAtLeast(w, idFields(k), next); x >= 0 {
+				return nil, fmt.Errorf("type %d (%v) refers to type %d, past the last type %d", id, k, w[x], next-1)
+			}
+			if x := firstAtLeast(w, strFields(k), strSize); x >= 0 {
+				return nil, fmt.Errorf("type %d (%v) has string offset %d past the string table (%d bytes)", id, k, w[x], strSize)
+			}
+			c := uint32(unprocessedID)
+			if k == KindVar || k == KindDatasec {
+				c = uint32(id) // never deduplicated
+			}
+			d.offs[id], d.kinds[id], d.canon[id], d.hypot[id] = o+shift, k, c, unprocessedID
+			id++
 		}
 	}
-	d.offs = append(d.offs, uint32(len(d.words)))
-
-	d.canon = make([]uint32, n)
-	d.hypot = make([]uint32, n)
-	for id := range d.canon {
-		d.hypot[id] = unprocessedID
-		switch k := d.kind(uint32(id)); {
-		case id == 0:
-			d.canon[id] = 0 // void is canonical
-		case k == KindVar || k == KindDatasec:
-			d.canon[id] = uint32(id) // never deduplicated
-		default:
-			d.canon[id] = unprocessedID
-		}
-	}
+	d.canon[0], d.hypot[0] = 0, unprocessedID // void is canonical
+	d.offs[n] = uint32(len(d.words))
 	d.table = newCandTable(t.Len()/8 + int(d.start))
-	return d
+	d.enumByContent = make(map[uint64][]int32)
+	d.enumDecls = make(map[uint64][]int32)
+	return d, nil
 }
 
 // typ returns the words of type id (3 zero words for void).
 func (d *deduper) typ(id uint32) []uint32 {
+	if id == 0 {
+		return d.void[:]
+	}
 	s, e := d.offs[id], d.offs[id+1]
 	return d.words[s:e:e]
 }
 
-func (d *deduper) kind(id uint32) Kind { return infoKind(d.words[d.offs[id]+1]) }
+func (d *deduper) kind(id uint32) Kind { return d.kinds[id] }
 
 // isMapped reports whether id has a canonical type (is_type_mapped).
 func (d *deduper) isMapped(id uint32) bool { return d.canon[id] <= maxMappedID }
 
 // resolve follows the canonical map to its end (resolve_type_id).
 func (d *deduper) resolve(id uint32) uint32 {
-	for steps := uint32(0); d.canon[id] <= maxMappedID && d.canon[id] != id; steps++ {
+	if c := d.canon[id]; c == id || c > maxMappedID {
+		return id
+	}
+	return d.resolveChain(id)
+}
+
+func (d *deduper) resolveChain(id uint32) uint32 {
+	for steps := uint32(0); ; steps++ {
+		c := d.canon[id]
+		if c > maxMappedID || c == id {
+			return id
+		}
 		if steps > d.n {
 			d.fail(fmt.Errorf("type %d: cycle in the canonical type map", id))
 			return id
 		}
-		id = d.canon[id]
+		id = c
 	}
-	return id
 }
 
 // resolveFwd returns the struct/union a FWD resolves to, else id itself
@@ -205,7 +258,7 @@ func (d *deduper) prep() error {
 		default:
 			return fmt.Errorf("base type %d: unknown kind %v", id, infoKind(w[1]))
 		}
-		d.table.add(h, id)
+		d.addCand(h, id, w)
 	}
 	return nil
 }
@@ -214,41 +267,38 @@ func (d *deduper) prep() error {
 // first own id, and rewrites every type id they hold to its canonical type's
 // new id (btf_dedup_compact_types, btf_dedup_remap_types).
 func (d *deduper) compact() (*Types, error) {
-	newID := d.hypot // reused, as in libbpf
-	newID[0] = 0
+	// The new ids go to hypot, as in libbpf.
+	d.hypot[0] = 0
 	for id := uint32(1); id < d.start; id++ {
-		newID[id] = id
+		d.hypot[id] = id
 	}
-	out := &Types{Strings: d.strs, Base: d.src.Base}
-	next := d.start
-	kept := 0
+	kept, nKept := 0, 0
 	for id := d.start; id < d.n; id++ {
-		newID[id] = unprocessedID
+		d.hypot[id] = unprocessedID
 		if d.canon[id] == id {
+			d.hypot[id] = d.start + uint32(nKept)
 			kept += int(d.offs[id+1] - d.offs[id])
+			nKept++
 		}
 	}
-	out.words = make([]uint32, 0, kept)
+	out := &Types{Strings: d.strs, Base: d.src.Base, words: make([]uint32, 0, kept), offs: make([]uint32, 0, nKept)}
 	for id := d.start; id < d.n; id++ {
 		if d.canon[id] != id {
 			continue
 		}
-		out.offs = append(out.offs, uint32(len(out.words)))
+		start := len(out.words)
+		out.offs = append(out.offs, uint32(start))
 		out.words = append(out.words, d.typ(id)...)
-		newID[id] = next
-		next++
-	}
-	for i := range out.offs {
-		w := out.typeAt(i)
+		w := out.words[start:]
 		l := idFields(infoKind(w[1]))
 		for _, f := range l.fixed[:l.nfixed] {
-			if err := d.remapID(&w[f], i); err != nil {
+			if err := d.remapID(&w[f], id); err != nil {
 				return nil, err
 			}
 		}
 		if l.stride != 0 {
 			for j := headerWords + int(l.elem); j < len(w); j += int(l.stride) {
-				if err := d.remapID(&w[j], i); err != nil {
+				if err := d.remapID(&w[j], id); err != nil {
 					return nil, err
 				}
 			}
@@ -260,11 +310,12 @@ func (d *deduper) compact() (*Types, error) {
 	return out, nil
 }
 
-// remapID rewrites one type-id word of output type i.
-func (d *deduper) remapID(p *uint32, i int) error {
+// remapID rewrites one type-id word of type id to the new id of its
+// canonical type.
+func (d *deduper) remapID(p *uint32, id uint32) error {
 	n := d.hypot[d.resolve(*p)]
 	if n > maxMappedID {
-		return fmt.Errorf("type %d refers to type %d, which has no canonical type", d.start+uint32(i), *p)
+		return fmt.Errorf("type %d refers to type %d, which has no canonical type", id, *p)
 	}
 	*p = n
 	return nil

@@ -26,7 +26,9 @@ func libbpfHarness(t *testing.T) string {
 }
 
 // libbpfDedup runs libbpf's btf__dedup on in (and base, for split BTF) and
-// returns its raw output, or the error it failed with.
+// returns its raw output, or the error it failed with. in is given to libbpf
+// as a table built from scratch (so its strings count as deduplicated), or
+// if in's table came from Parse, as parsed BTF (so libbpf rebuilds it).
 func libbpfDedup(t *testing.T, harness string, in *Types, baseFile string) ([]byte, error) {
 	t.Helper()
 	raw, err := in.Marshal(binary.LittleEndian)
@@ -39,6 +41,9 @@ func libbpfDedup(t *testing.T, harness string, in *Types, baseFile string) ([]by
 		t.Fatal(err)
 	}
 	args := []string{"-n", "1", inFile, outFile}
+	if !in.Strings.deduped {
+		args = []string{"-r", inFile, outFile}
+	}
 	if baseFile != "" {
 		args = append([]string{"-b", baseFile}, args...)
 	}
@@ -114,6 +119,21 @@ func TestDedupMatchesLibbpf(t *testing.T) {
 			if t.Failed() {
 				return
 			}
+		}
+	})
+	t.Run("parsed", func(t *testing.T) {
+		// Parsed tables are not known to be deduplicated: libbpf rebuilds
+		// them from the referenced strings.
+		for seed := range uint64(envInt("BTFGATE_LIBBPF_CASES", 300) / 4) {
+			raw, err := randomUniverseCUs(seed, 3+int(seed%8)).Marshal(binary.LittleEndian)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := Parse(raw, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { compareWithLibbpf(t, harness, in, "") })
 		}
 	})
 	cases := envInt("BTFGATE_LIBBPF_KERNEL_CASES", 4)

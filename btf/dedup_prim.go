@@ -25,19 +25,16 @@ func (d *deduper) primType(id uint32) {
 		}
 	case KindEnum, KindEnum64:
 		h = hashEnum(w)
-		for _, c := range d.table.candidates(h) {
-			cw := d.typ(c)
-			if equalCommon(w, cw) && equalWords(w, cw) {
-				newID = c
-				break
-			}
-			if compatEnum(w, cw) {
-				if isEnumFwd(w) {
-					newID = c // resolve a forward declaration to the full enum
+		if isEnumFwd(w) {
+			for _, c := range d.table.candidates(h) {
+				cw := d.typ(c)
+				if equalWords(w, cw) || compatEnum(w, cw) {
+					newID = c // the same declaration, or the full enum it declares
 					break
 				}
-				_ = c // resolve the canonical forward declaration to this enum
 			}
+		} else {
+			newID = d.fullEnum(id, w, h)
 		}
 	case KindFwd, KindFloat:
 		h = hashCommon(w)
@@ -52,8 +49,60 @@ func (d *deduper) primType(id uint32) {
 	}
 	d.canon[id] = newID
 	if newID == id {
-		d.table.add(h, id)
+		d.addCand(h, id, w)
 	}
+}
+
+// fullEnum is btf_dedup_prim_type's loop for an ENUM or ENUM64 with values,
+// computed without walking the candidate list: anonymous enums all share
+// the list of name 0, which grows to hundreds in the kernel. libbpf walks it
+// and stops at the first candidate equal to the enum; on the way, every
+// forward declaration (enum without values) of the same name is resolved to
+// the enum. Here the equal candidate comes from an index by content and the
+// declarations from a per-name list; candTable.before gives libbpf's order.
+func (d *deduper) fullEnum(id uint32, w []uint32, h uint64) uint32 {
+	eq := int32(-1)
+	for _, e := range d.enumByContent[contentHash(w)] {
+		if equalWords(w, d.typ(d.table.entries[e].id)) && (eq < 0 || d.table.before(e, eq)) {
+			eq = e
+		}
+	}
+	for _, f := range d.enumDecls[h] {
+		if eq >= 0 && !d.table.before(f, eq) {
+			continue
+		}
+		if c := d.table.entries[f].id; compatEnum(w, d.typ(c)) {
+			d.canon[c] = id // resolve the canonical declaration to this enum
+		}
+	}
+	if eq < 0 {
+		return id
+	}
+	return d.table.entries[eq].id
+}
+
+// addCand adds canonical type id with words w under hash h to the table and,
+// for enums, to the indexes fullEnum uses.
+func (d *deduper) addCand(h uint64, id uint32, w []uint32) {
+	e := d.table.add(h, id)
+	if isAnyEnum(w) {
+		if isEnumFwd(w) {
+			d.enumDecls[h] = append(d.enumDecls[h], e)
+		} else {
+			c := contentHash(w)
+			d.enumByContent[c] = append(d.enumByContent[c], e)
+		}
+	}
+}
+
+// contentHash hashes all words of a type (FNV-1a over the words).
+func contentHash(w []uint32) uint64 {
+	h := uint64(14695981039346656037)
+	for _, x := range w {
+		h ^= uint64(x)
+		h *= 1099511628211
+	}
+	return h
 }
 
 // resolveFwds maps each FWD still canonical to the struct or union of its

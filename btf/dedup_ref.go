@@ -4,10 +4,15 @@ import "fmt"
 
 // refTypes deduplicates the types that only refer to others: PTR, CONST,
 // VOLATILE, RESTRICT, TYPE_TAG, FUNC, DECL_TAG, ARRAY and FUNC_PROTO
-// (btf_dedup_ref_types). Their references are first resolved to canonical
+// (btf_dedup_ref_types). A type's references are first resolved to canonical
 // types (recursively; chains end at types deduplicated by earlier passes),
-// written into the type, and then the type is compared whole.
+// then the type with resolved references is compared whole.
+//
+// libbpf writes the resolved references into the type; here they go to a
+// copy kept in refWords (at offset hypot[id]) for the types that become
+// canonical, the only ones later types are compared with.
 func (d *deduper) refTypes() error {
+	d.clearHypot() // hypot now marks canonical reference types
 	for id := d.start; id < d.n; id++ {
 		if _, err := d.refType(id, 0); err != nil {
 			return err
@@ -29,56 +34,78 @@ func (d *deduper) refType(id uint32, depth int) (uint32, error) {
 	}
 	d.canon[id] = inProgressID
 	w := d.typ(id)
-	// resolveWord replaces the type id in *p by its canonical id.
-	resolveWord := func(p *uint32) error {
-		r, err := d.refType(*p, depth+1)
-		*p = r
-		return err
+	k := infoKind(w[1])
+	// Resolve the references, in libbpf's order (it matters: it decides
+	// which types enter the table first).
+	var err error
+	resolveAt := func(i int) {
+		if err == nil {
+			_, err = d.refType(w[i], depth+1)
+		}
 	}
-	var h uint64
-	var equal func(a, b []uint32) bool
-	switch k := infoKind(w[1]); k {
-	case KindConst, KindVolatile, KindRestrict, KindPtr, KindFunc, KindTypeTag:
-		if err := resolveWord(&w[2]); err != nil {
-			return 0, err
-		}
-		h, equal = hashCommon(w), equalCommon
-	case KindDeclTag:
-		if err := resolveWord(&w[2]); err != nil {
-			return 0, err
-		}
-		h, equal = hashIntTag(w), equalWords
+	switch k {
+	case KindConst, KindVolatile, KindRestrict, KindPtr, KindFunc, KindTypeTag, KindDeclTag:
+		resolveAt(2)
 	case KindArray:
-		if err := resolveWord(&w[3]); err != nil {
-			return 0, err
-		}
-		if err := resolveWord(&w[4]); err != nil {
-			return 0, err
-		}
-		h, equal = hashArray(w), equalWords
+		resolveAt(3)
+		resolveAt(4)
 	case KindFuncProto:
-		if err := resolveWord(&w[2]); err != nil {
-			return 0, err
+		for i := 2; i < len(w); i += 2 { // the return type, then each parameter's
+			resolveAt(i)
 		}
-		for i := headerWords + 1; i < len(w); i += 2 {
-			if err := resolveWord(&w[i]); err != nil {
-				return 0, err
-			}
-		}
-		h, equal = hashFnproto(w), equalWords
 	default:
 		return 0, fmt.Errorf("type %d: unexpected %v among reference types", id, k)
 	}
+	if err != nil {
+		return 0, err
+	}
+	// Each reference now resolves to what refType returned for it.
+	rw := append(d.scratch[:0], w...)
+	d.scratch = rw
+	l := idFields(k)
+	for _, f := range l.fixed[:l.nfixed] {
+		rw[f] = d.resolve(rw[f])
+	}
+	if l.stride != 0 {
+		for i := headerWords + int(l.elem); i < len(rw); i += int(l.stride) {
+			rw[i] = d.resolve(rw[i])
+		}
+	}
+
+	var h uint64
+	equal := equalWords
+	switch k {
+	case KindDeclTag:
+		h = hashIntTag(rw)
+	case KindArray:
+		h = hashArray(rw)
+	case KindFuncProto:
+		h = hashFnproto(rw)
+	default:
+		h, equal = hashCommon(rw), equalCommon
+	}
 	newID := id
 	for _, c := range d.table.candidates(h) {
-		if equal(w, d.typ(c)) {
+		if equal(rw, d.refTyp(c)) {
 			newID = c
 			break
 		}
 	}
 	d.canon[id] = newID
 	if newID == id {
+		d.hypot[id] = uint32(len(d.refWords))
+		d.refWords = append(d.refWords, rw...)
 		d.table.add(h, id)
 	}
 	return newID, nil
+}
+
+// refTyp returns the words of candidate c as libbpf sees them during this
+// pass: with resolved references for own reference types.
+func (d *deduper) refTyp(c uint32) []uint32 {
+	if r := d.hypot[c]; r != unprocessedID {
+		w := d.typ(c)
+		return d.refWords[r : int(r)+len(w)]
+	}
+	return d.typ(c)
 }

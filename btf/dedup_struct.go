@@ -83,29 +83,59 @@ func (d *deduper) hypotAdd(from, to uint32) {
 // hypothetical map (btf_dedup_is_equiv, whose comment explains the
 // algorithm; FWDs are resolved on the canonical side only).
 func (d *deduper) isEquiv(cand, canon uint32, depth int) (bool, error) {
-	if depth > maxDepth {
-		return false, fmt.Errorf("type %d: type graph deeper than %d", cand, maxDepth)
+	switch d.equiv(cand, canon, depth) {
+	case 1:
+		return true, nil
+	case 0:
+		return false, nil
 	}
+	return false, d.err
+}
+
+// Results of equiv, as libbpf's btf_dedup_is_equiv: equivalent, not, or an
+// error (recorded in d.err).
+const (
+	equivYes   = 1
+	equivNo    = 0
+	equivError = -1
+)
+
+// equiv is btf_dedup_is_equiv. For speed, where it descends into the types
+// a type refers to, it tests the first condition, equal resolution, before
+// recursing.
+func (d *deduper) equiv(cand, canon uint32, depth int) int8 {
 	// Types resolving to the same canonical type are equivalent.
 	if d.resolve(cand) == d.resolve(canon) {
-		return true, nil
+		return equivYes
+	}
+	return d.equivUnresolved(cand, canon, depth)
+}
+
+// equivUnresolved is equiv for types that resolve to different types.
+func (d *deduper) equivUnresolved(cand, canon uint32, depth int) int8 {
+	if depth > maxDepth {
+		d.fail(fmt.Errorf("type %d: type graph deeper than %d", cand, maxDepth))
+		return equivError
 	}
 	canon = d.resolveFwd(canon)
 
 	if hyp := d.hypot[canon]; hyp <= maxMappedID {
 		if hyp == cand {
-			return true, nil // a cycle, consistent so far
+			return equivYes // a cycle, consistent so far
 		}
 		// Compilers may emit identical types twice in one unit (arrays,
 		// sometimes structs or pointers); accept a structural match.
-		return d.identical(hyp, cand, 16), nil
+		if d.identical(hyp, cand, 16) {
+			return equivYes
+		}
+		return equivNo
 	}
 	d.hypotAdd(canon, cand)
 
 	cw, kw := d.typ(cand), d.typ(canon)
 	ck, kk := infoKind(cw[1]), infoKind(kw[1])
 	if cw[0] != kw[0] {
-		return false, nil
+		return equivNo
 	}
 
 	// FWD <-> STRUCT/UNION equivalence.
@@ -120,57 +150,76 @@ func (d *deduper) isEquiv(cand, canon uint32, depth int) (bool, error) {
 				d.adjustCanon = true
 			}
 		}
-		return fwd == real, nil
+		return b2e(fwd == real)
 	}
 	if ck != kk {
-		return false, nil
+		return equivNo
 	}
 
 	switch ck {
 	case KindInt:
-		return equalWords(cw, kw), nil
+		return b2e(equalWords(cw, kw))
 	case KindEnum, KindEnum64:
-		return compatEnum(cw, kw), nil
+		return b2e(compatEnum(cw, kw))
 	case KindFwd, KindFloat:
-		return equalCommon(cw, kw), nil
+		return b2e(equalCommon(cw, kw))
 	case KindConst, KindVolatile, KindRestrict, KindPtr, KindTypedef, KindFunc, KindTypeTag:
 		if cw[1] != kw[1] {
-			return false, nil
+			return equivNo
 		}
-		return d.isEquiv(cw[2], kw[2], depth+1)
+		if d.resolve(cw[2]) == d.resolve(kw[2]) {
+			return equivYes
+		}
+		return d.equivUnresolved(cw[2], kw[2], depth+1)
 	case KindArray:
 		if !compatArray(cw, kw) {
-			return false, nil
+			return equivNo
 		}
-		if eq, err := d.isEquiv(cw[4], kw[4], depth+1); !eq || err != nil {
-			return eq, err
+		if d.resolve(cw[4]) != d.resolve(kw[4]) {
+			if r := d.equivUnresolved(cw[4], kw[4], depth+1); r != equivYes {
+				return r
+			}
 		}
-		return d.isEquiv(cw[3], kw[3], depth+1)
+		if d.resolve(cw[3]) == d.resolve(kw[3]) {
+			return equivYes
+		}
+		return d.equivUnresolved(cw[3], kw[3], depth+1)
 	case KindStruct, KindUnion:
 		if !shallowEqualStruct(cw, kw) {
-			return false, nil
+			return equivNo
 		}
 		for i := headerWords + 1; i < len(cw); i += 3 {
-			if eq, err := d.isEquiv(cw[i], kw[i], depth+1); !eq || err != nil {
-				return eq, err
+			if d.resolve(cw[i]) == d.resolve(kw[i]) {
+				continue
+			}
+			if r := d.equivUnresolved(cw[i], kw[i], depth+1); r != equivYes {
+				return r
 			}
 		}
-		return true, nil
+		return equivYes
 	case KindFuncProto:
 		if !compatFnproto(cw, kw) {
-			return false, nil
+			return equivNo
 		}
-		if eq, err := d.isEquiv(cw[2], kw[2], depth+1); !eq || err != nil {
-			return eq, err
-		}
-		for i := headerWords + 1; i < len(cw); i += 2 {
-			if eq, err := d.isEquiv(cw[i], kw[i], depth+1); !eq || err != nil {
-				return eq, err
+		for i := 2; i < len(cw); i += 2 { // the return type, then each parameter's
+			if d.resolve(cw[i]) == d.resolve(kw[i]) {
+				continue
+			}
+			if r := d.equivUnresolved(cw[i], kw[i], depth+1); r != equivYes {
+				return r
 			}
 		}
-		return true, nil
+		return equivYes
 	}
-	return false, fmt.Errorf("type %d: %v cannot take part in a type graph", cand, ck)
+	d.fail(fmt.Errorf("type %d: %v cannot take part in a type graph", cand, ck))
+	return equivError
+}
+
+func b2e(b bool) int8 {
+	if b {
+		return equivYes
+	}
+	return equivNo
 }
 
 // fwdKind is the kind a FWD declares.

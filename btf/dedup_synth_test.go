@@ -18,6 +18,9 @@ type cuSynth struct {
 	pFwd   float64 // chance that a pointed-to named struct is only declared
 	pDup   float64 // chance that an array member gets a duplicate array type
 	nRoots int     // roots per unit
+	// postOrder emits a type after the types it refers to (as headers
+	// declare them), rather than before (a depth-first preorder).
+	postOrder bool
 
 	// per unit
 	first TypeID // id of the unit's first type
@@ -59,6 +62,15 @@ func (s *cuSynth) add(n *synthNode) *synthNode {
 	return n
 }
 
+// place adds n now (preorder) or returns a function adding it once its
+// references are visited (postorder).
+func (s *cuSynth) place(n *synthNode) (*synthNode, func()) {
+	if !s.postOrder {
+		return s.add(n), func() {}
+	}
+	return n, func() { s.add(n) }
+}
+
 // visit adds id and what it needs; viaPtr says id is reached through a
 // pointer only, so a declaration would do.
 func (s *cuSynth) visit(id TypeID, viaPtr bool) {
@@ -69,8 +81,10 @@ func (s *cuSynth) visit(id TypeID, viaPtr bool) {
 	k := v.Kind()
 	if st, ok := s.state[id]; ok {
 		if st.fwd && !viaPtr && st.full == nil {
-			st.full = s.add(&synthNode{src: id})
+			var done func()
+			st.full, done = s.place(&synthNode{src: id})
 			s.visitRefs(v, false)
+			done()
 		}
 		return
 	}
@@ -79,8 +93,10 @@ func (s *cuSynth) visit(id TypeID, viaPtr bool) {
 		s.state[id] = s.add(&synthNode{src: id, fwd: true})
 		return
 	}
-	s.state[id] = s.add(&synthNode{src: id})
+	var done func()
+	s.state[id], done = s.place(&synthNode{src: id})
 	s.visitRefs(v, viaPtr)
+	done()
 }
 
 func (s *cuSynth) visitRefs(v Type, viaPtr bool) {

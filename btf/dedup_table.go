@@ -9,44 +9,46 @@ package btf
 // exceeds the capacity, which starts at 4 buckets and doubles) it re-inserts
 // every entry by walking the old lists from the head, which reverses the
 // relative order of the entries of one key. candTable records, for each
-// entry, how many grows preceded its insertion (its epoch) and replays that:
-// after E grows, a key lists first its entries of epochs with E's parity,
-// newest first, then the others, oldest first. (With S(E) the list after E
-// grows, N(e) the epoch-e entries newest first and O(e) oldest first:
-// S(E) = N(E) ++ reverse(S(E-1)) = N(E) ++ S(E-2) ++ O(E-1).)
+// entry, the parity of the number of grows that preceded its insertion (its
+// epoch) and replays that: after E grows, a key lists first its entries of
+// epochs with E's parity, newest first, then the others, oldest first.
+// (With S(E) the list after E grows, N(e) the epoch-e entries newest first
+// and O(e) oldest first: S(E) = N(E) ++ reverse(S(E-1)) = N(E) ++ S(E-2) ++
+// O(E-1).)
 //
-// The keys themselves live in an open-addressing table of chain heads.
+// The keys live in an open-addressing table of chain heads.
 type candTable struct {
-	slotKey  []uint64
-	slotHead []int32 // newest entry of the slot's key, -1 if the slot is free
-	used     int
+	slots   []candSlot
+	used    int
+	entries []candEntry
 
-	ids   []uint32 // entry: candidate type id
-	next  []int32  // entry: the next older entry of the same key, -1 at the end
-	epoch []uint8  // entry: parity of the number of libbpf grows before it
-
-	// libbpf hashmap emulation: its entry count and capacity.
+	// libbpf hashmap emulation: its capacity and number of grows so far.
 	libbpfCap int
 	grows     int
 
 	scratch []uint32
 }
 
-// newCandTable returns a table sized for about n entries.
+type candSlot struct {
+	key  uint64
+	head int32  // newest entry of the key, -1 if the slot is free
+	id   uint32 // its candidate, with multiBit set if the key has more
+}
+
+// multiBit marks a slot whose key has several entries (ids are below it).
+const multiBit = 1 << 31
+
+type candEntry struct {
+	id     uint32
+	next   int32 // the next older entry of the same key, -1 at the end
+	parity uint8 // parity of the number of libbpf grows before its insertion
+}
+
+// newCandTable returns an empty table; n is a hint of its final size.
 func newCandTable(n int) *candTable {
-	size := 1024
-	for size < 2*n {
-		size *= 2
-	}
-	t := &candTable{
-		slotKey:  make([]uint64, size),
-		slotHead: make([]int32, size),
-		ids:      make([]uint32, 0, n),
-		next:     make([]int32, 0, n),
-		epoch:    make([]uint8, 0, n),
-	}
-	for i := range t.slotHead {
-		t.slotHead[i] = -1
+	t := &candTable{slots: make([]candSlot, 1024), entries: make([]candEntry, 0, n)}
+	for i := range t.slots {
+		t.slots[i].head = -1
 	}
 	return t
 }
@@ -59,18 +61,19 @@ func slotIndex(h uint64, mask int) int {
 
 // find returns the slot of key h, or the free slot where it would go.
 func (t *candTable) find(h uint64) int {
-	mask := len(t.slotKey) - 1
+	mask := len(t.slots) - 1
 	i := slotIndex(h, mask)
-	for t.slotHead[i] >= 0 && t.slotKey[i] != h {
+	for t.slots[i].head >= 0 && t.slots[i].key != h {
 		i = (i + 1) & mask
 	}
 	return i
 }
 
-// add appends candidate id under key h (btf_dedup_table_add).
-func (t *candTable) add(h uint64, id uint32) {
+// add appends candidate id under key h (btf_dedup_table_add) and returns
+// the new entry's index.
+func (t *candTable) add(h uint64, id uint32) int32 {
 	// libbpf's hashmap__append grows before inserting when needed.
-	if t.libbpfCap == 0 || (len(t.ids)+1)*4/3 > t.libbpfCap {
+	if t.libbpfCap == 0 || (len(t.entries)+1)*4/3 > t.libbpfCap {
 		if t.libbpfCap == 0 {
 			t.libbpfCap = 4
 		} else {
@@ -78,32 +81,33 @@ func (t *candTable) add(h uint64, id uint32) {
 		}
 		t.grows++
 	}
-	if 2*(t.used+1) > len(t.slotKey) {
+	if 4*(t.used+1) > 3*len(t.slots) {
 		t.rehash()
 	}
-	s := t.find(h)
-	if t.slotHead[s] < 0 {
-		t.slotKey[s] = h
+	s := &t.slots[t.find(h)]
+	if s.head < 0 {
+		s.key = h
 		t.used++
+		s.id = id
+	} else {
+		s.id = id | multiBit
 	}
-	t.ids = append(t.ids, id)
-	t.next = append(t.next, t.slotHead[s])
-	t.epoch = append(t.epoch, uint8(t.grows&1))
-	t.slotHead[s] = int32(len(t.ids) - 1)
+	e := int32(len(t.entries))
+	t.entries = append(t.entries, candEntry{id: id, next: s.head, parity: uint8(t.grows & 1)})
+	s.head = e
+	return e
 }
 
 // rehash doubles the slot array.
 func (t *candTable) rehash() {
-	oldKey, oldHead := t.slotKey, t.slotHead
-	t.slotKey = make([]uint64, 2*len(oldKey))
-	t.slotHead = make([]int32, 2*len(oldHead))
-	for i := range t.slotHead {
-		t.slotHead[i] = -1
+	old := t.slots
+	t.slots = make([]candSlot, 2*len(old))
+	for i := range t.slots {
+		t.slots[i].head = -1
 	}
-	for i, head := range oldHead {
-		if head >= 0 {
-			s := t.find(oldKey[i])
-			t.slotKey[s], t.slotHead[s] = oldKey[i], head
+	for _, s := range old {
+		if s.head >= 0 {
+			t.slots[t.find(s.key)] = s
 		}
 	}
 }
@@ -111,30 +115,31 @@ func (t *candTable) rehash() {
 // candidates returns the candidates of key h in the order libbpf tries them.
 // The slice is only valid until the next call.
 func (t *candTable) candidates(h uint64) []uint32 {
-	head := t.slotHead[t.find(h)]
+	s := &t.slots[t.find(h)]
 	out := t.scratch[:0]
-	if head < 0 {
+	if s.head < 0 {
 		return out
 	}
-	if t.next[head] < 0 { // the common case: one candidate
-		out = append(out, t.ids[head])
+	if s.id&multiBit == 0 { // the common case: one candidate
+		out = append(out, s.id)
 		t.scratch = out
 		return out
 	}
+	head, es := s.head, t.entries
 	parity := uint8(t.grows & 1)
 	mixed := false
-	for e := head; e >= 0; e = t.next[e] {
-		if t.epoch[e] == parity {
-			out = append(out, t.ids[e])
+	for e := head; e >= 0; e = es[e].next {
+		if es[e].parity == parity {
+			out = append(out, es[e].id)
 		} else {
 			mixed = true
 		}
 	}
 	if mixed {
 		n := len(out)
-		for e := head; e >= 0; e = t.next[e] {
-			if t.epoch[e] != parity {
-				out = append(out, t.ids[e])
+		for e := head; e >= 0; e = es[e].next {
+			if es[e].parity != parity {
+				out = append(out, es[e].id)
 			}
 		}
 		// The other parity is listed oldest first.
@@ -144,4 +149,19 @@ func (t *candTable) candidates(h uint64) []uint32 {
 	}
 	t.scratch = out
 	return out
+}
+
+// before reports whether entry a comes before entry b in the order
+// candidates lists their key's entries.
+func (t *candTable) before(a, b int32) bool {
+	parity := uint8(t.grows & 1)
+	pa, pb := t.entries[a].parity == parity, t.entries[b].parity == parity
+	switch {
+	case pa != pb:
+		return pa // the current parity's entries come first
+	case pa:
+		return a > b // newest first
+	default:
+		return a < b // oldest first
+	}
 }

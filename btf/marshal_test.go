@@ -25,3 +25,34 @@ func TestMarshalRoundTripReference(t *testing.T) {
 		t.Fatalf("marshalled %d bytes differ from the %d parsed", len(out), len(data))
 	}
 }
+
+// BenchmarkParseReference parses pahole's kernel BTF (100k types).
+func BenchmarkParseReference(b *testing.B) {
+	data := readReference(b, "amd64.default.btf")
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var ty *Types
+	for range b.N {
+		var err error
+		if ty, err = Parse(data, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(ty.Len()), "ns/type")
+}
+
+// BenchmarkMarshalReference writes pahole's kernel BTF.
+func BenchmarkMarshalReference(b *testing.B) {
+	data := readReference(b, "amd64.default.btf")
+	ty, err := Parse(data, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := ty.Marshal(binary.LittleEndian); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

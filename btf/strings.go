@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -30,36 +33,35 @@ type Strings struct {
 	start uint32 // offset of data[0]: 0, or base.Size() for split tables
 	data  []byte // own section bytes
 
-	// index maps each string to the offset of its first occurrence. It is
-	// built lazily for parsed tables (indexed reports whether it is).
-	index   map[string]uint32
+	// index maps each own string to the offset of its first occurrence. It
+	// is built lazily for parsed tables (indexed reports whether it is).
+	index   strIndex
 	indexed bool
 	// deduped reports that every own string occurs once and was placed by
 	// Add; libbpf's dedup leaves such tables alone (strs_deduped).
 	deduped bool
 	err     error
+
+	// pool and poolIDs are set by Intern: the pool id of each own string,
+	// in table order, for Append. poolLen is len(data) when they were set.
+	pool    *StringPool
+	poolIDs []uint32
+	poolLen int
+	// poolOff caches, for a table others are appended to, the offset of
+	// each string of pool offPool by pool id (0: not seen yet).
+	poolOff []uint32
+	offPool *StringPool
 }
 
 // NewStrings returns an empty string table holding only "" at offset 0.
 func NewStrings() *Strings {
-	return &Strings{
-		data:    []byte{0},
-		index:   map[string]uint32{"": 0},
-		indexed: true,
-		deduped: true,
-	}
+	return &Strings{data: []byte{0}, index: newStrIndex(), indexed: true, deduped: true}
 }
 
 // NewSplitStrings returns an empty string table for split BTF on base: its
 // first own string gets offset base.Size().
 func NewSplitStrings(base *Strings) *Strings {
-	return &Strings{
-		base:    base,
-		start:   uint32(base.Size()),
-		index:   map[string]uint32{},
-		indexed: true,
-		deduped: true,
-	}
+	return &Strings{base: base, start: uint32(base.Size()), index: newStrIndex(), indexed: true, deduped: true}
 }
 
 // Base returns the base table of a split table, or nil.
@@ -89,22 +91,21 @@ func (s *Strings) Add(str string) uint32 {
 	if !s.indexed {
 		s.buildIndex()
 	}
-	if off, ok := s.index[str]; ok {
+	h := s.index.hash(str)
+	slot, off, ok := s.index.find(h, str, s)
+	if ok {
 		return off
 	}
-	off := s.start + uint32(len(s.data))
+	off = s.start + uint32(len(s.data))
 	if uint64(off)+uint64(len(str)) >= maxStrOffset || len(str) >= maxStrOffset {
 		if s.err == nil {
 			s.err = fmt.Errorf("btf: string table exceeds %d bytes adding %.40q", maxStrOffset, str)
 		}
 		return 0
 	}
-	pos := len(s.data)
 	s.data = append(s.data, str...)
 	s.data = append(s.data, 0)
-	// The key aliases the table's bytes: they are never modified, and an old
-	// backing array stays alive for as long as keys refer to it.
-	s.index[unsafe.String(&s.data[pos], len(str))] = off
+	s.index.insert(slot, h, off)
 	return off
 }
 
@@ -122,7 +123,10 @@ func (s *Strings) Find(str string) (uint32, bool) {
 	if !s.indexed {
 		s.buildIndex()
 	}
-	off, ok := s.index[str]
+	if s.base == nil && str == "" {
+		return 0, true
+	}
+	_, off, ok := s.index.find(s.index.hash(str), str, s)
 	return off, ok
 }
 
@@ -170,16 +174,173 @@ func (s *Strings) forEach(fn func(off uint32, str string)) {
 
 // buildIndex indexes a parsed table; the first occurrence of a string wins.
 func (s *Strings) buildIndex() {
-	s.index = make(map[string]uint32)
+	s.index = newStrIndex()
 	s.forEach(func(off uint32, str string) {
-		if _, ok := s.index[str]; !ok {
-			s.index[str] = off
+		h := s.index.hash(str)
+		if slot, _, ok := s.index.find(h, str, s); !ok {
+			s.index.insert(slot, h, off)
 		}
 	})
-	if s.base == nil {
-		s.index[""] = 0
-	}
 	s.indexed = true
+}
+
+// strIndex is an open-addressing hash index of a table's own strings: each
+// slot holds the top 32 bits of a string's hash (the tag, which also picks
+// the first slot to probe) and 1 + its offset (0: the slot is free). Strings
+// are compared in the table's bytes, so the index holds no string headers.
+type strIndex struct {
+	seed  maphash.Seed
+	slots []uint64
+	n     int
+}
+
+func newStrIndex() strIndex {
+	return strIndex{seed: maphash.MakeSeed(), slots: make([]uint64, 256)}
+}
+
+func (x *strIndex) hash(str string) uint64 { return maphash.String(x.seed, str) }
+
+// find looks str (of hash h) up in s's own strings: it returns its offset if
+// present, else the free slot where it belongs.
+func (x *strIndex) find(h uint64, str string, s *Strings) (slot int, off uint32, ok bool) {
+	mask := len(x.slots) - 1
+	tag := h >> 32
+	for i := int(tag) & mask; ; i = (i + 1) & mask {
+		e := x.slots[i]
+		if e == 0 {
+			return i, 0, false
+		}
+		if e>>32 != tag {
+			continue
+		}
+		off := uint32(e) - 1
+		rel := int(off - s.start)
+		if rel+len(str) < len(s.data) && s.data[rel+len(str)] == 0 && string(s.data[rel:rel+len(str)]) == str {
+			return i, off, true
+		}
+	}
+}
+
+// insert records offset off of a string of hash h in the free slot slot.
+func (x *strIndex) insert(slot int, h uint64, off uint32) {
+	x.slots[slot] = h>>32<<32 | uint64(off+1)
+	x.n++
+	if 2*x.n > len(x.slots) {
+		old := x.slots
+		x.slots = make([]uint64, 2*len(old))
+		mask := len(x.slots) - 1
+		for _, e := range old {
+			if e == 0 {
+				continue
+			}
+			i := int(e>>32) & mask // slots are chosen by the tag alone
+			for x.slots[i] != 0 {
+				i = (i + 1) & mask
+			}
+			x.slots[i] = e
+		}
+	}
+}
+
+// StringPool is a concurrency-safe set of strings that gives each distinct
+// string a small id. It lets Append merge a compile unit's string table
+// with array lookups instead of hash lookups: units converted in parallel
+// each call Intern on their own table (in their own goroutine), and the
+// table they are appended to remembers each id's offset.
+type StringPool struct {
+	seed   maphash.Seed
+	next   atomic.Uint32
+	shards [64]poolShard
+}
+
+type poolShard struct {
+	mu    sync.Mutex
+	m     map[string]uint32
+	arena []byte   // holds the keys' bytes
+	_     [16]byte // keep shards on separate cache lines
+}
+
+// NewStringPool returns an empty pool.
+func NewStringPool() *StringPool {
+	p := &StringPool{seed: maphash.MakeSeed()}
+	for i := range p.shards {
+		p.shards[i].m = make(map[string]uint32)
+	}
+	return p
+}
+
+// id returns the id of str (>= 1), adding it.
+func (p *StringPool) id(str string) uint32 {
+	sh := &p.shards[maphash.String(p.seed, str)%uint64(len(p.shards))]
+	sh.mu.Lock()
+	id, ok := sh.m[str]
+	if !ok {
+		id = p.next.Add(1)
+		// Copy the key into the shard's arena, so that the pool does not
+		// keep whole tables alive. Full arenas are left to their keys.
+		if len(sh.arena)+len(str) > cap(sh.arena) {
+			sh.arena = make([]byte, 0, max(4096, len(str)))
+		}
+		at := len(sh.arena)
+		sh.arena = append(sh.arena, str...)
+		key := ""
+		if len(str) > 0 {
+			key = unsafe.String(&sh.arena[at], len(str))
+		}
+		sh.m[key] = id
+	}
+	sh.mu.Unlock()
+	return id
+}
+
+// Intern records the pool ids of the table's own strings, so that Append
+// of types named in this table to types whose table is fed from the same
+// pool runs without hash lookups. Call it from the goroutine that built the
+// table, once it is complete (strings added later are interned by Append).
+// It is safe to call for several tables concurrently.
+func (s *Strings) Intern(pool *StringPool) {
+	s.pool, s.poolIDs = pool, s.poolIDs[:0]
+	s.forEach(func(_ uint32, str string) { s.poolIDs = append(s.poolIDs, pool.id(str)) })
+	s.poolLen = len(s.data)
+}
+
+// remapBytes adds every own string of from to s, in from's order, and
+// returns (appended to buf) the new offset of every byte of from's own
+// section, so that an offset into the middle of a string maps too. With
+// from interned in a pool, each string costs a hash lookup in s only the
+// first time any table brings it.
+func (s *Strings) remapBytes(from *Strings, buf []uint32) []uint32 {
+	d := from.data
+	if cap(buf) < len(d) {
+		buf = make([]uint32, 0, len(d))
+	}
+	buf = buf[:len(d)]
+	pooled := from.pool != nil && from.poolLen == len(d)
+	if pooled && s.offPool != from.pool {
+		s.poolOff, s.offPool = s.poolOff[:0], from.pool // (a table fed from another pool before: start over)
+	}
+	i := 0
+	from.forEach(func(off uint32, str string) {
+		var n uint32
+		if pooled {
+			id := from.poolIDs[i]
+			if int(id) >= len(s.poolOff) {
+				s.poolOff = append(s.poolOff, make([]uint32, int(id)+1-len(s.poolOff)+len(s.poolOff)/2)...)
+			}
+			if n = s.poolOff[id]; n == 0 && str != "" {
+				n = s.Add(str)
+				s.poolOff[id] = n
+			}
+		} else {
+			n = s.Add(str)
+		}
+		i++
+		rel := off - from.start
+		for j := range uint32(len(str)) + 1 {
+			buf[rel+j] = n + j
+		}
+	})
+	return buf
 }
 
 // errNoNUL is returned by parseStrings for a section that does not end in NUL.
@@ -196,7 +357,7 @@ func parseStrings(sec []byte, base *Strings) (*Strings, error) {
 		if base == nil {
 			return nil, errors.New("empty string section")
 		}
-		s.index = map[string]uint32{}
+		s.index = newStrIndex()
 		s.indexed = true
 		s.deduped = true // libbpf: an empty section is trivially deduplicated
 		return s, nil
@@ -212,7 +373,7 @@ func parseStrings(sec []byte, base *Strings) (*Strings, error) {
 	}
 	s.data = bytes.Clone(sec)
 	if base == nil && len(sec) == 1 {
-		s.index = map[string]uint32{"": 0}
+		s.index = newStrIndex()
 		s.indexed = true
 		s.deduped = true
 	}

@@ -29,6 +29,8 @@ type Types struct {
 	words []uint32 // all own types, back to back
 	offs  []uint32 // offs[i]: index in words of type FirstID()+i
 	err   error    // first builder error
+
+	scratch []uint32 // reused by Append
 }
 
 // NewTypes returns an empty, non-split type section naming its types in strs.

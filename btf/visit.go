@@ -71,6 +71,24 @@ func (t *Types) typeAt(i int) []uint32 {
 	return t.words[start:end:end]
 }
 
+// firstAtLeast returns the index in w of the first word that layout l
+// describes whose value is >= limit, or -1.
+func firstAtLeast(w []uint32, l fieldLayout, limit uint64) int {
+	for _, f := range l.fixed[:l.nfixed] {
+		if uint64(w[f]) >= limit {
+			return int(f)
+		}
+	}
+	if l.stride != 0 {
+		for i := headerWords + int(l.elem); i < len(w); i += int(l.stride) {
+			if uint64(w[i]) >= limit {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // checkRefs verifies that every type id an own type refers to exists and
 // every string offset lies in the string table. Builders cannot check ids
 // (types may refer forward), so consumers call this first.
@@ -81,30 +99,17 @@ func (t *Types) checkRefs() error {
 	if t.Strings == nil {
 		return fmt.Errorf("btf: types have no string table")
 	}
-	next := uint32(t.NextID())
+	next := uint64(t.NextID())
 	strSize := uint64(t.Strings.Size())
 	first := t.FirstID()
 	for i := range t.offs {
 		w := t.typeAt(i)
 		k := infoKind(w[1])
-		var bad *uint32
-		forEachField(w, idFields(k), func(p *uint32) bool {
-			if *p >= next {
-				bad = p
-			}
-			return bad == nil
-		})
-		if bad != nil {
-			return fmt.Errorf("btf: type %d (%v) refers to type %d, past the last type %d", first+TypeID(i), k, *bad, next-1)
+		if j := firstAtLeast(w, idFields(k), next); j >= 0 {
+			return fmt.Errorf("btf: type %d (%v) refers to type %d, past the last type %d", first+TypeID(i), k, w[j], next-1)
 		}
-		forEachField(w, strFields(k), func(p *uint32) bool {
-			if uint64(*p) >= strSize {
-				bad = p
-			}
-			return bad == nil
-		})
-		if bad != nil {
-			return fmt.Errorf("btf: type %d (%v) has string offset %d past the string table (%d bytes)", first+TypeID(i), k, *bad, strSize)
+		if j := firstAtLeast(w, strFields(k), strSize); j >= 0 {
+			return fmt.Errorf("btf: type %d (%v) has string offset %d past the string table (%d bytes)", first+TypeID(i), k, w[j], strSize)
 		}
 	}
 	return nil
@@ -131,9 +136,11 @@ func (t *Types) Append(frag *Types, external []TypeID) error {
 	if frag.Base != nil && frag.Base != t.Base {
 		return fmt.Errorf("btf: appending split types whose base is not the destination's base")
 	}
-	var remap strRemap
-	if frag.Strings != t.Strings {
-		remap = newStrRemap(frag.Strings, t.Strings)
+	remapStrings := frag.Strings != t.Strings
+	var strMap []uint32 // new offset of each byte of frag's own strings
+	if remapStrings {
+		t.scratch = t.Strings.remapBytes(frag.Strings, t.scratch[:0])
+		strMap = t.scratch
 		if err := t.Strings.Err(); err != nil {
 			return err
 		}
@@ -142,9 +149,10 @@ func (t *Types) Append(frag *Types, external []TypeID) error {
 	fragFirst := uint32(frag.FirstID())
 	fragNext := fragFirst + uint32(frag.Len())
 	shift := uint32(t.NextID()) - fragFirst
-	ownStrStart := frag.Strings.start
+	strStart := frag.Strings.start
 	oldWords, oldTypes := len(t.words), len(t.offs)
-	t.words = append(t.words, frag.words...)
+	t.words = append(grow(t.words, len(frag.words)), frag.words...)
+	t.offs = grow(t.offs, len(frag.offs))
 	for _, o := range frag.offs {
 		t.offs = append(t.offs, o+uint32(oldWords))
 	}
@@ -152,82 +160,85 @@ func (t *Types) Append(frag *Types, external []TypeID) error {
 		t.words, t.offs = t.words[:oldWords], t.offs[:oldTypes]
 		return err
 	}
+	// mapID rewrites one type-id word; it returns false for an id past the
+	// fragment's last and its externals.
+	mapID := func(p *uint32) bool {
+		switch r := *p; {
+		case r == 0 || r < fragFirst:
+		case r < fragNext:
+			*p = r + shift
+		case int(r-fragNext) < len(external):
+			*p = uint32(external[r-fragNext])
+		default:
+			return false
+		}
+		return true
+	}
+	// mapStr rewrites one string-offset word; false for one past the table.
+	mapStr := func(p *uint32) bool {
+		if *p < strStart {
+			return true // a base string (or "" in split tables): shared
+		}
+		rel := *p - strStart
+		if int(rel) >= len(strMap) {
+			return false
+		}
+		*p = strMap[rel]
+		return true
+	}
 	for i := range frag.Len() {
 		w := t.typeAt(oldTypes + i)
 		k := infoKind(w[1])
 		if typeWords(k, infoVlen(w[1])) != len(w) {
 			return fail(fmt.Errorf("btf: fragment type %d has unknown kind %d", fragFirst+uint32(i), k))
 		}
-		var err error
-		forEachField(w, idFields(k), func(p *uint32) bool {
-			r := *p
-			switch {
-			case r == 0 || r < fragFirst:
-			case r < fragNext:
-				*p = r + shift
-			case int(r-fragNext) < len(external):
-				*p = uint32(external[r-fragNext])
-			default:
-				err = fmt.Errorf("btf: fragment type %d refers to type %d: past its last type %d and its %d external ids",
-					fragFirst+uint32(i), r, fragNext-1, len(external))
-				return false
+		l := idFields(k)
+		bad := -1
+		for _, f := range l.fixed[:l.nfixed] {
+			if !mapID(&w[f]) {
+				bad = int(f)
 			}
-			return true
-		})
-		if err == nil && remap.olds != nil {
-			forEachField(w, strFields(k), func(p *uint32) bool {
-				if *p < ownStrStart {
-					return true // "" or a base string: shared
-				}
-				n, ok := remap.lookup(*p)
-				if !ok {
-					err = fmt.Errorf("btf: fragment type %d has string offset %d past its string table", fragFirst+uint32(i), *p)
-					return false
-				}
-				*p = n
-				return true
-			})
 		}
-		if err != nil {
-			return fail(err)
+		if l.stride != 0 {
+			for j := headerWords + int(l.elem); j < len(w); j += int(l.stride) {
+				if !mapID(&w[j]) {
+					bad = j
+				}
+			}
+		}
+		if bad >= 0 {
+			return fail(fmt.Errorf("btf: fragment type %d refers to type %d: past its last type %d and its %d external ids",
+				fragFirst+uint32(i), w[bad], fragNext-1, len(external)))
+		}
+		if !remapStrings {
+			continue
+		}
+		l = strFields(k)
+		for _, f := range l.fixed[:l.nfixed] {
+			if !mapStr(&w[f]) {
+				bad = int(f)
+			}
+		}
+		if l.stride != 0 {
+			for j := headerWords + int(l.elem); j < len(w); j += int(l.stride) {
+				if !mapStr(&w[j]) {
+					bad = j
+				}
+			}
+		}
+		if bad >= 0 {
+			return fail(fmt.Errorf("btf: fragment type %d has string offset %d past its string table", fragFirst+uint32(i), w[bad]))
 		}
 	}
 	return nil
 }
 
-// strRemap maps the own string offsets of one table to offsets in another.
-type strRemap struct {
-	olds, news []uint32 // start offset of each own string, ascending; its new offset
-	end        uint32   // end of the old own section
-}
-
-// newStrRemap adds every own string of from to to, in from's order.
-func newStrRemap(from, to *Strings) strRemap {
-	r := strRemap{olds: make([]uint32, 0, 64), news: make([]uint32, 0, 64), end: uint32(from.Size())}
-	from.forEach(func(off uint32, s string) {
-		r.olds = append(r.olds, off)
-		r.news = append(r.news, to.Add(s))
-	})
-	return r
-}
-
-// lookup maps offset off (possibly pointing into the middle of a string).
-func (r *strRemap) lookup(off uint32) (uint32, bool) {
-	if off >= r.end || len(r.olds) == 0 {
-		return 0, false
+// grow makes room for n more elements, doubling the capacity when it must
+// grow (append grows big slices by only a quarter, which costs many copies
+// of the kernel's tens of megabytes of types).
+func grow[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s
 	}
-	// Find the last string starting at or before off.
-	lo, hi := 0, len(r.olds)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if r.olds[m] <= off {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == 0 {
-		return 0, false
-	}
-	return r.news[lo-1] + (off - r.olds[lo-1]), true
+	return append(make([]T, 0, max(2*cap(s), len(s)+n, 256)), s...)
 }

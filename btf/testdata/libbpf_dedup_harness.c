@@ -8,6 +8,7 @@
 //      libbpf_dedup_harness.c /tmp/lb/libbpf.a -lelf -lz
 //
 // usage: harness [-b base.btf] [-n copies] [-r] in.btf out.btf
+//  (HARNESS_TIME=1 prints the CPU time of btf__dedup; HARNESS_DEBUG=1 libbpf's log)
 //  default: dst = new empty (split) BTF; add src's own strings in table
 //  order, then btf__add_btf(src) `copies` times, then btf__dedup.
 //  -r: dedup the parsed input directly (libbpf also rebuilds strings).
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -46,7 +48,12 @@ int main(int argc, char **argv) {
 		while (s < e) { if (*s && btf__add_str(dst, s) < 0) { perror("add_str"); return 1; } s += strlen(s) + 1; }
 		for (int i = 0; i < copies; i++) if (btf__add_btf(dst, src) < 0) { perror("add_btf"); return 1; }
 	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
 	if (btf__dedup(dst, NULL)) { perror("dedup"); return 1; }
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+	if (getenv("HARNESS_TIME"))
+		fprintf(stderr, "btf__dedup: %.3f s CPU\n", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	__u32 sz; const void *out = btf__raw_data(dst, &sz);
 	FILE *f = fopen(argv[optind + 1], "wb"); fwrite(out, 1, sz, f); fclose(f);
 	return 0;

@@ -1,0 +1,92 @@
+package btf
+
+import (
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuTime returns the CPU time the process has used (all threads, GC too);
+// benchmarks report it because wall time is noisy on a shared machine.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkDedupKernelTriple deduplicates three copies of pahole's kernel BTF
+// (300k types in, 100k out).
+func BenchmarkDedupKernelTriple(b *testing.B) {
+	src := parseReference(b, "amd64.default.btf", nil)
+	in := appendCopies(b, src, 3)
+	benchDedup(b, in)
+}
+
+// BenchmarkDedupKernelUnits deduplicates 2500 compile units cut from the
+// kernel's BTF, shaped like pahole's input (see cuSynth): about as many
+// types as pahole feeds libbpf for the corpus kernel.
+func BenchmarkDedupKernelUnits(b *testing.B) {
+	src := parseReference(b, "amd64.default.btf", nil)
+	in := synthInput(b, src, nil, 2500, 1)
+	benchDedup(b, in)
+}
+
+func benchDedup(b *testing.B, in *Types) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	var out *Types
+	cpu := cpuTime()
+	for range b.N {
+		var err error
+		if out, err = Dedup(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu = cpuTime() - cpu
+	b.StopTimer()
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(in.Len()), "ns/type")
+	b.ReportMetric(float64(in.Len()), "types-in")
+	b.ReportMetric(float64(out.Len()), "types-out")
+}
+
+// BenchmarkAppendUnits appends 500 compile units cut from the kernel's BTF
+// (see cuSynth), each with its own string table, as the converter does;
+// "pooled" has the units' tables interned in a StringPool first (which the
+// converter does in parallel, so it is not timed).
+func BenchmarkAppendUnits(b *testing.B) {
+	b.Run("plain", func(b *testing.B) { benchAppendUnits(b, false) })
+	b.Run("pooled", func(b *testing.B) { benchAppendUnits(b, true) })
+}
+
+func benchAppendUnits(b *testing.B, pooled bool) {
+	src := parseReference(b, "amd64.default.btf", nil)
+	s := newCUSynth(src, 1)
+	units := make([]*Types, 500)
+	n := 0
+	pool := NewStringPool()
+	for i := range units {
+		units[i] = s.unit()
+		n += units[i].Len()
+		if pooled {
+			units[i].Strings.Intern(pool)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuTime()
+	for range b.N {
+		all := NewTypes(NewStrings())
+		for _, u := range units {
+			if err := all.Append(u, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	cpu = cpuTime() - cpu
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/type")
+	b.ReportMetric(float64(n), "types")
+}
