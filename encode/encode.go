@@ -3,6 +3,7 @@ package encode
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -37,6 +38,9 @@ type Options struct {
 	// LangExclude skips compile units whose DW_AT_language is one of these
 	// (pahole's --lang_exclude names, e.g. "rust").
 	LangExclude []string
+	// Progress, if set, is called from one goroutine as compile units are
+	// spliced, in order: done of total units. It must return quickly.
+	Progress func(done, total int)
 }
 
 // Result is the encoded BTF and what it took.
@@ -83,7 +87,7 @@ func Encode(path string, opts Options) (*Result, error) {
 
 	syms, err := in.ELF.Symbols()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w (functions are matched against .symtab)", path, err)
+		return nil, fmt.Errorf("%w (functions are matched against .symtab)", err) // names the file
 	}
 	elf := loader.CollectElfFuncs(syms)
 	if err := loader.MarkBTFIDs(in.ELF, syms, elf); err != nil {
@@ -193,7 +197,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSect
 				err := walker.Walk(u, &tab)
 				in.ReleaseUnit(u)
 				if err != nil {
-					slots[i] <- result{err: fmt.Errorf("%s: %w", in.Path, err)}
+					slots[i] <- result{err: withPath(in.Path, err)}
 					continue
 				}
 				if excluded[u.Language] {
@@ -247,6 +251,9 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSect
 	for i := range units {
 		r := <-slots[i]
 		<-window
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(units))
+		}
 		if firstErr != nil {
 			continue
 		}
@@ -279,6 +286,15 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSect
 	// the feeder, which closes next and lets the workers return.
 	wg.Wait()
 	return states, datasecs, firstErr
+}
+
+// withPath prefixes err with the input's path unless it is a DWARF decode
+// error, which names the file already.
+func withPath(path string, err error) error {
+	if de := (*dwarf.DecodeError)(nil); errors.As(err, &de) && de.File != "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // elfTypeRel is ET_REL: kernel modules.

@@ -16,11 +16,10 @@ import (
 	"github.com/btfgate/btfgate/btfdiff"
 )
 
-// Exit statuses of btfgate diff, as diff(1) has them.
+// Exit statuses of btfgate diff besides 0, as diff(1) has them.
 const (
-	exitSame    = 0
-	exitDiffer  = 1
-	exitTrouble = 2
+	exitDiffer  = 1 // the inputs differ
+	exitTrouble = 2 // they could not be compared
 )
 
 // exitError is an error that sets the exit status of the process. With a
@@ -50,7 +49,7 @@ func exitStatus(stderr io.Writer, err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "btfgate:", ee.err)
+			fmt.Fprintln(stderr, "btfgate:", err)
 		}
 		return ee.code
 	}
@@ -202,7 +201,7 @@ func diffBTF(w io.Writer, oldPath, newPath string, fl *diffFlags) (bool, error) 
 	}()
 	a, errA := btfdiff.Load(oldPath, fl.base)
 	lb := <-ch
-	if err := errors.Join(errA, lb.err); err != nil {
+	if err := errors.Join(splitHint(errA, fl.base), splitHint(lb.err, newBase)); err != nil {
 		return false, err
 	}
 	r := btfdiff.Compare(a, lb.set)
@@ -210,6 +209,16 @@ func diffBTF(w io.Writer, oldPath, newPath string, fl *diffFlags) (bool, error) 
 		return r.Equal(), r.WriteJSON(w)
 	}
 	return r.Equal(), r.WriteText(w, fl.limit)
+}
+
+// splitHint adds to a decoding error of BTF read without a base that it
+// may be split BTF, which needs one.
+func splitHint(err error, base string) error {
+	var de *btfdiff.DecodeError
+	if base == "" && errors.As(err, &de) {
+		return fmt.Errorf("%w (split BTF, such as a module's, needs its base: --base, --new-base)", err)
+	}
+	return err
 }
 
 // reportEntry is the part of a decision report line that diff compares:

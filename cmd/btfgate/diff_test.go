@@ -56,7 +56,7 @@ func TestExitStatus(t *testing.T) {
 		{errors.New("boom"), 1, "btfgate: boom\n"},
 		{&exitError{code: 1}, 1, ""},
 		{trouble(errors.New("no such file")), 2, "btfgate: no such file\n"},
-		{fmt.Errorf("wrapped: %w", &exitError{code: 3, err: errors.New("x")}), 3, "btfgate: x\n"},
+		{fmt.Errorf("wrapped: %w", &exitError{code: 3, err: errors.New("x")}), 3, "btfgate: wrapped: x\n"},
 	} {
 		var b bytes.Buffer
 		if got := exitStatus(&b, c.err); got != c.code || b.String() != c.printed {
@@ -217,10 +217,20 @@ func TestDiffFixture(t *testing.T) {
 		t.Errorf("BTF diff: equal %v, functions %+v", r.Equal, r.Functions)
 	}
 
+	split := filepath.Join(dir, "split.btf")
+	if _, _, err := run(t, "encode", "--summary", "none", "--btf_base", defBTF, "-o", split, fixture); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := run(t, "diff", "--base", defBTF, split, split); err != nil || !strings.Contains(out, "(split on "+defBTF) {
+		t.Errorf("split BTF against itself: %v\n%s", err, out)
+	}
+
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{split, split}, "split BTF, such as a module's, needs its base"},
+		{[]string{"--new-base", defBTF, split, split}, "needs its base: --base, --new-base"},
 		{[]string{defBTF, defRep}, "is BTF but"},
 		{[]string{defBTF, filepath.Join(dir, "missing")}, "no such file"},
 		{[]string{defBTF}, "want OLD and NEW"},

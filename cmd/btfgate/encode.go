@@ -87,7 +87,10 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 			return err
 		}
 	}
+	progress, stopProgress := newProgress(stderr)
+	opts.Progress = progress
 	res, err := encode.Encode(input, opts)
+	stopProgress()
 	if err != nil {
 		return err
 	}
