@@ -95,7 +95,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 		return err
 	}
 	t0 := time.Now()
-	raw, err := res.Types.Marshal(res.ByteOrder)
+	raw, err := marshalBTF(res.Types, res.ByteOrder, st.features.Layout)
 	if err != nil {
 		return fmt.Errorf("%s: marshal: %w", input, err)
 	}
@@ -105,7 +105,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 		}
 	}
 	if fl.elf {
-		if err := writeELF(input, output, res, st.features.DistilledBase); err != nil {
+		if err := writeELF(input, output, res, st.features.DistilledBase, st.features.Layout); err != nil {
 			return err
 		}
 	} else if err := atomicfile.WriteFile(output, raw, 0o644); err != nil {
@@ -143,8 +143,8 @@ func writeVerbose(w io.Writer, res *encode.Result) {
 }
 
 // writeELF writes output as a copy of input with the BTF sections added.
-func writeELF(input, output string, res *encode.Result, distilled bool) error {
-	secs, err := btfSections(res, distilled)
+func writeELF(input, output string, res *encode.Result, distilled, layout bool) error {
+	secs, err := btfSections(res, distilled, layout)
 	if err != nil {
 		return fmt.Errorf("%s: %w", input, err)
 	}

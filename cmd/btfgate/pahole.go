@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"github.com/spf13/cobra"
 
 	"fmt"
@@ -270,13 +271,13 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 	}
 	if p.detached != "" {
 		// pahole ignores distilled_base for detached output (spec §1.2).
-		raw, err := res.Types.Marshal(res.ByteOrder)
+		raw, err := marshalBTF(res.Types, res.ByteOrder, p.set.Layout)
 		if err != nil {
 			return fmt.Errorf("%s: marshal: %w", input, err)
 		}
 		return atomicfile.WriteFile(p.detached, raw, 0o640)
 	}
-	secs, err := btfSections(res, p.set.DistilledBase)
+	secs, err := btfSections(res, p.set.DistilledBase, p.set.Layout)
 	if err != nil {
 		return fmt.Errorf("%s: %w", input, err)
 	}
@@ -285,7 +286,7 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 
 // btfSections is what goes into an ELF file: .BTF, and for split BTF with
 // distilled_base, .BTF against a distilled base plus that base as .BTF.base.
-func btfSections(res *encode.Result, distilled bool) ([]elfedit.Section, error) {
+func btfSections(res *encode.Result, distilled, layout bool) ([]elfedit.Section, error) {
 	types := res.Types
 	var secs []elfedit.Section
 	if distilled && types.Base != nil {
@@ -300,11 +301,20 @@ func btfSections(res *encode.Result, distilled bool) ([]elfedit.Section, error) 
 		types = split
 		secs = append(secs, elfedit.Section{Name: ".BTF.base", Data: braw})
 	}
-	raw, err := types.Marshal(res.ByteOrder)
+	raw, err := marshalBTF(types, res.ByteOrder, layout)
 	if err != nil {
 		return nil, err
 	}
 	return append([]elfedit.Section{{Name: ".BTF", Data: raw}}, secs...), nil
+}
+
+// marshalBTF writes raw BTF, with the kind layout section when layout is
+// on (base BTF only, as pahole).
+func marshalBTF(types *btf.Types, order binary.ByteOrder, layout bool) ([]byte, error) {
+	if layout {
+		return types.MarshalLayout(order)
+	}
+	return types.Marshal(order)
 }
 
 func newPaholeCmd() *cobra.Command {
