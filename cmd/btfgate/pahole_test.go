@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"debug/elf"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	ciliumbtf "github.com/cilium/ebpf/btf"
 
 	"github.com/btfgate/btfgate/features"
 	"github.com/btfgate/btfgate/internal/corpus"
@@ -111,5 +114,35 @@ func TestPaholeWritesModuleBTF(t *testing.T) {
 	ref, _ := os.ReadFile(corpus.ReferenceFile(t, "modules/tcp_bbr.default.btf"))
 	if len(raw) != len(ref) {
 		t.Errorf(".BTF is %d bytes, the reference split BTF %d", len(raw), len(ref))
+	}
+
+	// cilium/ebpf reads it back as split BTF on the base. (Its
+	// LoadSplitSpec cannot read a .ko's .BTF section directly — it fails
+	// with "no valid BTF header" on Debian's own modules too — so it gets
+	// the section's bytes.)
+	baseSpec, err := ciliumbtf.LoadSpec(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawPath := filepath.Join(t.TempDir(), "tcp_bbr.btf")
+	if err := os.WriteFile(rawPath, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := ciliumbtf.LoadSplitSpec(rawPath, baseSpec)
+	if err != nil {
+		t.Fatalf("cilium LoadSplitSpec: %v", err)
+	}
+	var fn *ciliumbtf.Func
+	if err := spec.TypeByName("bbr_main", &fn); err != nil {
+		t.Errorf("bbr_main not found by cilium: %v", err)
+	}
+	// ...and so does bpftool (-B: base BTF).
+	if _, err := exec.LookPath("bpftool"); err != nil {
+		t.Log("bpftool not installed; skipping its check")
+		return
+	}
+	out, err := exec.Command("bpftool", "-B", base, "btf", "dump", "file", ko).CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("FUNC 'bbr_main'")) {
+		t.Errorf("bpftool -B BASE btf dump file X.ko: %v\n%.500s", err, out)
 	}
 }
