@@ -10,7 +10,7 @@ import (
 )
 
 func main() {
-	if isPahole(os.Args[0]) {
+	if isPahole(os.Args[0]) || paholeStyle(os.Args[1:]) {
 		if err := runPahole(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, "pahole (btfgate):", err)
 			os.Exit(1)

@@ -211,6 +211,17 @@ func unionSets(a, b features.Set) features.Set {
 // isPahole reports whether the program was started under the name pahole.
 func isPahole(argv0 string) bool { return filepath.Base(argv0) == "pahole" }
 
+// paholeStyle reports whether a command line is meant for pahole: btfgate's
+// own commands never start with an option, so "btfgate --version" and
+// "btfgate -J ..." (make PAHOLE=btfgate) go to the pahole front end.
+// -h and --help stay btfgate's.
+func paholeStyle(args []string) bool {
+	if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
+		return false
+	}
+	return args[0] != "-h" && args[0] != "--help"
+}
+
 // runPahole is the pahole-compatible front end: "pahole -J [options] FILE"
 // writes .BTF into FILE, "--btf_encode_detached=OUT" writes raw BTF.
 func runPahole(args []string, stdout, stderr io.Writer) error {

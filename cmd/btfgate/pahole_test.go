@@ -146,3 +146,14 @@ func TestPaholeWritesModuleBTF(t *testing.T) {
 		t.Errorf("bpftool -B BASE btf dump file X.ko: %v\n%.500s", err, out)
 	}
 }
+
+func TestPaholeStyleCommandLines(t *testing.T) {
+	for args, want := range map[string]bool{
+		"--version": true, "-J --btf_features=default vmlinux": true, "-j2 -J x": true,
+		"encode -o x y": false, "--help": false, "-h": false, "": false,
+	} {
+		if got := paholeStyle(strings.Fields(args)); got != want {
+			t.Errorf("paholeStyle(%q) = %v, want %v", args, got, want)
+		}
+	}
+}
