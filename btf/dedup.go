@@ -3,6 +3,8 @@ package btf
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 )
 
 // Dedup returns the deduplicated, compacted equivalent of t, computed as
@@ -27,6 +29,9 @@ import (
 func Dedup(t *Types) (*Types, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
+	}
+	if t.Strings == nil {
+		return nil, errors.New("btf: dedup: types have no string table")
 	}
 	if t.Base != nil && t.Strings.base != t.Base.Strings {
 		return nil, errors.New("btf: dedup: split types' string table is not split on the base's table")
@@ -72,7 +77,7 @@ const (
 
 // maxDepth bounds the recursion of graph comparison and reference
 // resolution, so that hostile input cannot exhaust the stack.
-const maxDepth = 1 << 20
+const maxDepth = 1 << 18
 
 // deduper is the state of one dedup run (libbpf's struct btf_dedup). Every
 // type, base and own, is addressed by its id.
@@ -88,8 +93,8 @@ type deduper struct {
 	kinds []Kind   // per id, the kind (a compact copy for the hot paths)
 	canon []uint32 // libbpf's d->map
 	// hypot is libbpf's d->hypot_map. The reference pass reuses it to hold
-	// 1 + the offset in refWords of each canonical reference type, and
-	// compaction to hold the new ids.
+	// the offset in refWords of each canonical reference type, and
+	// compaction (as libbpf does) to hold the new ids.
 	hypot []uint32
 
 	hypotList []uint32
@@ -150,24 +155,10 @@ func newDeduper(t *Types) (*deduper, error) {
 			shift = uint32(len(d.words))
 			d.words = append(d.words, b.words...)
 		}
-		next := uint64(b.NextID())
-		strSize := uint64(b.Strings.Size())
-		for j, o := range b.offs {
-			w := b.typeAt(j)
-			k := infoKind(w[1])
-			if x := firstAtLeast(w, idFields(k), next); x >= 0 {
-				return nil, fmt.Errorf("type %d (%v) refers to type %d, past the last type %d", id, k, w[x], next-1)
-			}
-			if x := firstAtLeast(w, strFields(k), strSize); x >= 0 {
-				return nil, fmt.Errorf("type %d (%v) has string offset %d past the string table (%d bytes)", id, k, w[x], strSize)
-			}
-			c := uint32(unprocessedID)
-			if k == KindVar || k == KindDatasec {
-				c = uint32(id) // never deduplicated
-			}
-			d.offs[id], d.kinds[id], d.canon[id], d.hypot[id] = o+shift, k, c, unprocessedID
-			id++
+		if err := d.initTypes(b, uint32(id), shift); err != nil {
+			return nil, err
 		}
+		id += b.Len()
 	}
 	d.canon[0], d.hypot[0] = 0, unprocessedID // void is canonical
 	d.offs[n] = uint32(len(d.words))
@@ -175,6 +166,58 @@ func newDeduper(t *Types) (*deduper, error) {
 	d.enumByContent = make(map[uint64][]int32)
 	d.enumDecls = make(map[uint64][]int32)
 	return d, nil
+}
+
+// initTypes checks the types of b (own types of t or of one of its bases),
+// whose first id is first and whose words start at shift in d.words, and
+// fills in their per-id state. Large inputs are split between goroutines.
+func (d *deduper) initTypes(b *Types, first, shift uint32) error {
+	const chunk = 1 << 16
+	workers := min(runtime.GOMAXPROCS(0), (b.Len()+chunk-1)/chunk, 8)
+	if workers <= 1 {
+		return d.initRange(b, first, shift, 0, b.Len())
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	per := (b.Len() + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*per, min((w+1)*per, b.Len())
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = d.initRange(b, first, shift, lo, hi)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err // the lowest type id's
+		}
+	}
+	return nil
+}
+
+// initRange is initTypes for b's own types lo..hi-1.
+func (d *deduper) initRange(b *Types, first, shift uint32, lo, hi int) error {
+	next := uint64(b.NextID())
+	strSize := uint64(b.Strings.Size())
+	for j := lo; j < hi; j++ {
+		id := first + uint32(j)
+		w := b.typeAt(j)
+		k := infoKind(w[1])
+		if x := firstAtLeast(w, idFields(k), next); x >= 0 {
+			return fmt.Errorf("type %d (%v) refers to type %d, past the last type %d", id, k, w[x], next-1)
+		}
+		if x := firstAtLeast(w, strFields(k), strSize); x >= 0 {
+			return fmt.Errorf("type %d (%v) has string offset %d past the string table (%d bytes)", id, k, w[x], strSize)
+		}
+		c := uint32(unprocessedID)
+		if k == KindVar || k == KindDatasec {
+			c = id // never deduplicated
+		}
+		d.offs[id], d.kinds[id], d.canon[id], d.hypot[id] = b.offs[j]+shift, k, c, unprocessedID
+	}
+	return nil
 }
 
 // typ returns the words of type id (3 zero words for void).

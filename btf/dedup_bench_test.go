@@ -1,6 +1,7 @@
 package btf
 
 import (
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -33,6 +34,15 @@ func BenchmarkDedupKernelUnits(b *testing.B) {
 	benchDedup(b, in)
 }
 
+// BenchmarkDedupInputs deduplicates the raw pre-dedup BTF files listed in
+// BTFGATE_DEDUP_INPUTS (e.g. the encoder's input for the corpus kernel,
+// 3.7M types).
+func BenchmarkDedupInputs(b *testing.B) {
+	for i, in := range dedupInputs(b) {
+		b.Run(strconv.Itoa(i), func(b *testing.B) { benchDedup(b, in) })
+	}
+}
+
 func benchDedup(b *testing.B, in *Types) {
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -53,26 +63,15 @@ func benchDedup(b *testing.B, in *Types) {
 }
 
 // BenchmarkAppendUnits appends 500 compile units cut from the kernel's BTF
-// (see cuSynth), each with its own string table, as the converter does;
-// "pooled" has the units' tables interned in a StringPool first (which the
-// converter does in parallel, so it is not timed).
+// (see cuSynth), each with its own string table.
 func BenchmarkAppendUnits(b *testing.B) {
-	b.Run("plain", func(b *testing.B) { benchAppendUnits(b, false) })
-	b.Run("pooled", func(b *testing.B) { benchAppendUnits(b, true) })
-}
-
-func benchAppendUnits(b *testing.B, pooled bool) {
 	src := parseReference(b, "amd64.default.btf", nil)
 	s := newCUSynth(src, 1)
 	units := make([]*Types, 500)
 	n := 0
-	pool := NewStringPool()
 	for i := range units {
 		units[i] = s.unit()
 		n += units[i].Len()
-		if pooled {
-			units[i].Strings.Intern(pool)
-		}
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

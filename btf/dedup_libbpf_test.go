@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,6 +137,11 @@ func TestDedupMatchesLibbpf(t *testing.T) {
 			t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { compareWithLibbpf(t, harness, in, "") })
 		}
 	})
+	t.Run("inputs", func(t *testing.T) {
+		for _, in := range dedupInputs(t) {
+			compareWithLibbpf(t, harness, in, "")
+		}
+	})
 	cases := envInt("BTFGATE_LIBBPF_KERNEL_CASES", 4)
 	t.Run("kernel-units", func(t *testing.T) {
 		src := parseReference(t, "amd64.default.btf", nil)
@@ -159,4 +165,34 @@ func TestDedupMatchesLibbpf(t *testing.T) {
 			t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { compareWithLibbpf(t, harness, in, baseFile) })
 		}
 	})
+}
+
+// dedupInputs loads the raw pre-dedup BTF files listed (comma-separated) in
+// BTFGATE_DEDUP_INPUTS, e.g. the kernel's types as the encoder hands them to
+// Dedup, each appended to a fresh table as pahole's strings are built.
+func dedupInputs(tb testing.TB) []*Types {
+	tb.Helper()
+	var ins []*Types
+	for _, path := range strings.Split(os.Getenv("BTFGATE_DEDUP_INPUTS"), ",") {
+		if path == "" {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		p, err := Parse(data, nil)
+		if err != nil {
+			tb.Fatalf("%s: %v", path, err)
+		}
+		in := NewTypes(NewStrings())
+		if err := in.Append(p, nil); err != nil {
+			tb.Fatal(err)
+		}
+		ins = append(ins, in)
+	}
+	if len(ins) == 0 {
+		tb.Skip("BTFGATE_DEDUP_INPUTS (raw pre-dedup BTF files) is not set")
+	}
+	return ins
 }

@@ -111,21 +111,21 @@ func contentHash(w []uint32) uint64 {
 func (d *deduper) resolveFwds() error {
 	names := make(map[uint32]uint32) // name -> the canonical struct/union, 0 if several
 	for id := uint32(1); id < d.n; id++ {
-		w := d.typ(id)
-		if k := infoKind(w[1]); (k != KindStruct && k != KindUnion) || d.canon[id] != id {
+		if k := d.kinds[id]; (k != KindStruct && k != KindUnion) || d.canon[id] != id {
 			continue
 		}
-		if _, dup := names[w[0]]; dup {
-			names[w[0]] = 0
+		name := d.typ(id)[0]
+		if _, dup := names[name]; dup {
+			names[name] = 0
 		} else {
-			names[w[0]] = id
+			names[name] = id
 		}
 	}
 	for id := d.start; id < d.n; id++ {
-		w := d.typ(id)
-		if infoKind(w[1]) != KindFwd || d.canon[id] != id {
+		if d.kinds[id] != KindFwd || d.canon[id] != id {
 			continue
 		}
+		w := d.typ(id)
 		c, ok := names[w[0]]
 		if !ok || c == 0 {
 			continue

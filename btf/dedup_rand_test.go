@@ -28,12 +28,6 @@ func randomUniverseCUs(seed uint64, units int) *Types {
 	return all
 }
 
-var randomKinds = []Kind{
-	KindInt, KindStruct, KindStruct, KindStruct, KindUnion, KindFwd, KindFwd, KindPtr, KindPtr, KindPtr,
-	KindArray, KindTypedef, KindConst, KindVolatile, KindEnum, KindEnum64, KindFuncProto, KindFuncProto,
-	KindVar, KindDeclTag, KindTypeTag, KindFloat, KindRestrict,
-}
-
 func randomCU(rng *rand.Rand) *Types {
 	ty := NewTypes(NewStrings())
 	s := ty.Strings
@@ -47,6 +41,11 @@ func randomCU(rng *rand.Rand) *Types {
 		return pick(names)
 	}
 
+	randomKinds := []Kind{
+		KindInt, KindStruct, KindStruct, KindStruct, KindUnion, KindFwd, KindFwd, KindPtr, KindPtr, KindPtr,
+		KindArray, KindTypedef, KindConst, KindVolatile, KindEnum, KindEnum64, KindFuncProto, KindFuncProto,
+		KindVar, KindDeclTag, KindTypeTag, KindFloat, KindRestrict,
+	}
 	n := 4 + rng.IntN(12)
 	kinds := make([]Kind, n+1)
 	for i := 1; i <= n; i++ {

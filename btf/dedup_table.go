@@ -81,7 +81,7 @@ func (t *candTable) add(h uint64, id uint32) int32 {
 		}
 		t.grows++
 	}
-	if 4*(t.used+1) > 3*len(t.slots) {
+	if 2*(t.used+1) > len(t.slots) {
 		t.rehash()
 	}
 	s := &t.slots[t.find(h)]

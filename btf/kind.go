@@ -32,34 +32,49 @@ const (
 	maxKind = KindEnum64
 )
 
-// kindNames are the names bpftool prints for each kind.
-var kindNames = [...]string{
-	KindVoid:      "UNKN",
-	KindInt:       "INT",
-	KindPtr:       "PTR",
-	KindArray:     "ARRAY",
-	KindStruct:    "STRUCT",
-	KindUnion:     "UNION",
-	KindEnum:      "ENUM",
-	KindFwd:       "FWD",
-	KindTypedef:   "TYPEDEF",
-	KindVolatile:  "VOLATILE",
-	KindConst:     "CONST",
-	KindRestrict:  "RESTRICT",
-	KindFunc:      "FUNC",
-	KindFuncProto: "FUNC_PROTO",
-	KindVar:       "VAR",
-	KindDatasec:   "DATASEC",
-	KindFloat:     "FLOAT",
-	KindDeclTag:   "DECL_TAG",
-	KindTypeTag:   "TYPE_TAG",
-	KindEnum64:    "ENUM64",
-}
-
 // String returns the kind's name as bpftool prints it ("INT", "FUNC_PROTO").
 func (k Kind) String() string {
-	if k <= maxKind {
-		return kindNames[k]
+	switch k {
+	case KindVoid:
+		return "UNKN"
+	case KindInt:
+		return "INT"
+	case KindPtr:
+		return "PTR"
+	case KindArray:
+		return "ARRAY"
+	case KindStruct:
+		return "STRUCT"
+	case KindUnion:
+		return "UNION"
+	case KindEnum:
+		return "ENUM"
+	case KindFwd:
+		return "FWD"
+	case KindTypedef:
+		return "TYPEDEF"
+	case KindVolatile:
+		return "VOLATILE"
+	case KindConst:
+		return "CONST"
+	case KindRestrict:
+		return "RESTRICT"
+	case KindFunc:
+		return "FUNC"
+	case KindFuncProto:
+		return "FUNC_PROTO"
+	case KindVar:
+		return "VAR"
+	case KindDatasec:
+		return "DATASEC"
+	case KindFloat:
+		return "FLOAT"
+	case KindDeclTag:
+		return "DECL_TAG"
+	case KindTypeTag:
+		return "TYPE_TAG"
+	case KindEnum64:
+		return "ENUM64"
 	}
 	return "KIND(" + strconv.Itoa(int(k)) + ")"
 }

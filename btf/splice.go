@@ -126,6 +126,10 @@ func (s *Splicer) mapStrings(strs []string) {
 	}
 }
 
+// Intern adds str to the destination's string table (if new) and returns
+// its offset, using the DWARF string-section cache.
+func (s *Splicer) Intern(str string) uint32 { return s.intern(str) }
+
 func (s *Splicer) intern(str string) uint32 {
 	if str == "" {
 		return 0

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -41,16 +39,6 @@ type Strings struct {
 	// Add; libbpf's dedup leaves such tables alone (strs_deduped).
 	deduped bool
 	err     error
-
-	// pool and poolIDs are set by Intern: the pool id of each own string,
-	// in table order, for Append. poolLen is len(data) when they were set.
-	pool    *StringPool
-	poolIDs []uint32
-	poolLen int
-	// poolOff caches, for a table others are appended to, the offset of
-	// each string of pool offPool by pool id (0: not seen yet).
-	poolOff []uint32
-	offPool *StringPool
 }
 
 // NewStrings returns an empty string table holding only "" at offset 0.
@@ -122,9 +110,6 @@ func (s *Strings) Find(str string) (uint32, bool) {
 	}
 	if !s.indexed {
 		s.buildIndex()
-	}
-	if s.base == nil && str == "" {
-		return 0, true
 	}
 	_, off, ok := s.index.find(s.index.hash(str), str, s)
 	return off, ok
@@ -242,99 +227,17 @@ func (x *strIndex) insert(slot int, h uint64, off uint32) {
 	}
 }
 
-// StringPool is a concurrency-safe set of strings that gives each distinct
-// string a small id. It lets Append merge a compile unit's string table
-// with array lookups instead of hash lookups: units converted in parallel
-// each call Intern on their own table (in their own goroutine), and the
-// table they are appended to remembers each id's offset.
-type StringPool struct {
-	seed   maphash.Seed
-	next   atomic.Uint32
-	shards [64]poolShard
-}
-
-type poolShard struct {
-	mu    sync.Mutex
-	m     map[string]uint32
-	arena []byte   // holds the keys' bytes
-	_     [16]byte // keep shards on separate cache lines
-}
-
-// NewStringPool returns an empty pool.
-func NewStringPool() *StringPool {
-	p := &StringPool{seed: maphash.MakeSeed()}
-	for i := range p.shards {
-		p.shards[i].m = make(map[string]uint32)
-	}
-	return p
-}
-
-// id returns the id of str (>= 1), adding it.
-func (p *StringPool) id(str string) uint32 {
-	sh := &p.shards[maphash.String(p.seed, str)%uint64(len(p.shards))]
-	sh.mu.Lock()
-	id, ok := sh.m[str]
-	if !ok {
-		id = p.next.Add(1)
-		// Copy the key into the shard's arena, so that the pool does not
-		// keep whole tables alive. Full arenas are left to their keys.
-		if len(sh.arena)+len(str) > cap(sh.arena) {
-			sh.arena = make([]byte, 0, max(4096, len(str)))
-		}
-		at := len(sh.arena)
-		sh.arena = append(sh.arena, str...)
-		key := ""
-		if len(str) > 0 {
-			key = unsafe.String(&sh.arena[at], len(str))
-		}
-		sh.m[key] = id
-	}
-	sh.mu.Unlock()
-	return id
-}
-
-// Intern records the pool ids of the table's own strings, so that Append
-// of types named in this table to types whose table is fed from the same
-// pool runs without hash lookups. Call it from the goroutine that built the
-// table, once it is complete (strings added later are interned by Append).
-// It is safe to call for several tables concurrently.
-func (s *Strings) Intern(pool *StringPool) {
-	s.pool, s.poolIDs = pool, s.poolIDs[:0]
-	s.forEach(func(_ uint32, str string) { s.poolIDs = append(s.poolIDs, pool.id(str)) })
-	s.poolLen = len(s.data)
-}
-
 // remapBytes adds every own string of from to s, in from's order, and
 // returns (appended to buf) the new offset of every byte of from's own
-// section, so that an offset into the middle of a string maps too. With
-// from interned in a pool, each string costs a hash lookup in s only the
-// first time any table brings it.
+// section, so that an offset into the middle of a string maps too.
 func (s *Strings) remapBytes(from *Strings, buf []uint32) []uint32 {
 	d := from.data
 	if cap(buf) < len(d) {
 		buf = make([]uint32, 0, len(d))
 	}
 	buf = buf[:len(d)]
-	pooled := from.pool != nil && from.poolLen == len(d)
-	if pooled && s.offPool != from.pool {
-		s.poolOff, s.offPool = s.poolOff[:0], from.pool // (a table fed from another pool before: start over)
-	}
-	i := 0
 	from.forEach(func(off uint32, str string) {
-		var n uint32
-		if pooled {
-			id := from.poolIDs[i]
-			if int(id) >= len(s.poolOff) {
-				s.poolOff = append(s.poolOff, make([]uint32, int(id)+1-len(s.poolOff)+len(s.poolOff)/2)...)
-			}
-			if n = s.poolOff[id]; n == 0 && str != "" {
-				n = s.Add(str)
-				s.poolOff[id] = n
-			}
-		} else {
-			n = s.Add(str)
-		}
-		i++
+		n := s.Add(str)
 		rel := off - from.start
 		for j := range uint32(len(str)) + 1 {
 			buf[rel+j] = n + j
@@ -342,9 +245,6 @@ func (s *Strings) remapBytes(from *Strings, buf []uint32) []uint32 {
 	})
 	return buf
 }
-
-// errNoNUL is returned by parseStrings for a section that does not end in NUL.
-var errNoNUL = errors.New("string section does not end with NUL")
 
 // parseStrings wraps a copy of a raw string section. start is the offset of
 // its first byte (the base's size for split BTF).
@@ -366,7 +266,7 @@ func parseStrings(sec []byte, base *Strings) (*Strings, error) {
 		return nil, fmt.Errorf("string section of %d bytes is too large", len(sec))
 	}
 	if sec[len(sec)-1] != 0 {
-		return nil, errNoNUL
+		return nil, errors.New("string section does not end with NUL")
 	}
 	if base == nil && sec[0] != 0 {
 		return nil, errors.New("string section does not start with NUL (split BTF without its base?)")

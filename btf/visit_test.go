@@ -1,9 +1,7 @@
 package btf
 
 import (
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -94,50 +92,5 @@ func TestAppendIntoSplit(t *testing.T) {
 	}
 	if mod.FirstID() != 2 || mod.Ref(3) != 2 || mod.NameOff(2) != 1 || mod.Name(3) != "p" || mod.NameOff(3) != 5 {
 		t.Errorf("FirstID %d, Ref(3) %d, NameOff(2) %d, Name(3) %q at %d", mod.FirstID(), mod.Ref(3), mod.NameOff(2), mod.Name(3), mod.NameOff(3))
-	}
-}
-
-// TestAppendPooled checks that appending units whose tables were interned
-// in a StringPool (concurrently) gives the same types and strings as
-// appending them plainly.
-func TestAppendPooled(t *testing.T) {
-	src := smallTypes()
-	s := newCUSynth(src, 7)
-	s.nRoots = 4
-	units := make([]*Types, 40)
-	for i := range units {
-		units[i] = s.unit()
-	}
-	plain := NewTypes(NewStrings())
-	for _, u := range units {
-		if err := plain.Append(u, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	pool := NewStringPool()
-	var wg sync.WaitGroup
-	for _, u := range units {
-		wg.Add(1)
-		go func() { defer wg.Done(); u.Strings.Intern(pool) }()
-	}
-	wg.Wait()
-	pooled := NewTypes(NewStrings())
-	pooled.Strings.Add("double") // a string added directly, before any unit brings it
-	units[3].Strings.Add("late") // a string added after Intern
-	for _, u := range units {
-		if err := pooled.Append(u, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got, want := formatTypes(pooled), formatTypes(plain); got != want {
-		t.Errorf("pooled append differs:\n%s\nplain:\n%s", got, want)
-	}
-	var strs []string
-	pooled.Strings.forEach(func(_ uint32, s string) { strs = append(strs, s) })
-	if n := strings.Count(","+strings.Join(strs, ",")+",", ",double,"); n != 1 {
-		t.Errorf("\"double\" appears %d times in %q", n, strs)
-	}
-	if !slices.Contains(strs, "late") {
-		t.Errorf("string added after Intern is missing")
 	}
 }

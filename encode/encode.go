@@ -195,7 +195,6 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSect
 					continue
 				}
 				err := walker.Walk(u, &tab)
-				in.ReleaseUnit(u)
 				if err != nil {
 					slots[i] <- result{err: withPath(in.Path, err)}
 					continue
@@ -271,7 +270,10 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSect
 			close(stop)
 			break
 		}
-		globalize(r.states, shift)
+		// The unit's DWARF is read (inline names included, which splicing
+		// copies): its pages need not stay resident.
+		in.ReleaseUnit(&units[i])
+		globalize(r.states, shift, splicer.Intern)
 		select {
 		case free <- r.frag:
 		default:

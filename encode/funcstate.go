@@ -31,8 +31,9 @@ type funcState struct {
 }
 
 type stateParam struct {
-	name string
-	typ  btf.TypeID
+	name    string     // until the CU is spliced; it may alias the input's DWARF
+	nameOff uint32     // the name in the output string table, once spliced
+	typ     btf.TypeID
 }
 
 // cuFuncOptions is what saving states needs to know.
@@ -152,17 +153,26 @@ func paramFacts(tab *loader.TypeTable, p *loader.FuncParam) facts.Param {
 	}
 }
 
-// globalize turns a spliced CU's local type ids into global ones.
-func globalize(states []funcState, shift btf.TypeID) {
+// globalize turns a spliced CU's local type ids into global ones and
+// interns the parameter names (pahole adds them to the string table when
+// it saves a function, spec §2.6), so that states no longer point into the
+// input's DWARF.
+func globalize(states []funcState, shift btf.TypeID, intern func(string) uint32) {
 	for i := range states {
 		s := &states[i]
 		if s.ret != 0 {
 			s.ret += shift
 		}
 		for k := range s.params {
-			if s.params[k].typ != 0 {
-				s.params[k].typ += shift
+			p := &s.params[k]
+			if p.typ != 0 {
+				p.typ += shift
 			}
+			p.nameOff = intern(p.name)
+			p.name = ""
+		}
+		for k := range s.annots {
+			s.annots[k].Value = strings.Clone(s.annots[k].Value)
 		}
 	}
 }

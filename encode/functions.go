@@ -84,7 +84,8 @@ func protoMismatch(types *btf.Types, a, b *funcState) string {
 	}
 	for i := range a.params {
 		if !types.TypesMatch(a.params[i].typ, b.params[i].typ) {
-			return fmt.Sprintf("param type mismatch for param#%d %s != %s", i+1, a.params[i].name, b.params[i].name)
+			return fmt.Sprintf("param type mismatch for param#%d %s != %s", i+1,
+				types.Strings.String(a.params[i].nameOff), types.Strings.String(b.params[i].nameOff))
 		}
 	}
 	return ""
@@ -203,7 +204,7 @@ func emitFunctions(types *btf.Types, groups []funcGroup, include []bool, extra [
 		kfunc := ef.Kfunc && set.DeclTagKfuncs && !trueSig
 		params = params[:0]
 		for _, p := range s.params {
-			params = append(params, btf.Param{Name: types.Strings.Add(p.name), Type: p.typ})
+			params = append(params, btf.Param{Name: p.nameOff, Type: p.typ})
 		}
 		ret := s.ret
 		if kfunc && set.Attributes {

@@ -76,6 +76,9 @@ func newInput(f *elffile.File) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Reading the unit headers faulted in much of .debug_info (the kernel
+	// maps pages around each fault); let it go until the units are walked.
+	f.Release(secs[".debug_info"])
 	return &Input{Path: f.Path, ELF: f, DWARF: d, Units: units,
 		DebugStr: secs[".debug_str"], DebugLineStr: secs[".debug_line_str"], InfoSize: len(secs[".debug_info"]),
 		info: secs[".debug_info"]}, nil
