@@ -58,6 +58,11 @@ func (e *Engine) assemble(result ast.Object, b batch) (batchReport, error) {
 	for i, kinds := range a.kinds {
 		a.order(&b.out[i], kinds)
 	}
+	if deny, ok := field(result, "deny").(ast.Object); ok {
+		if err := deny.Iter(func(rule, byID *ast.Term) error { return a.deny(text(rule.Value), byID.Value) }); err != nil {
+			return a.report, err
+		}
+	}
 	conflicts, _ := field(result, "conflicts").(ast.Set)
 	if conflicts != nil {
 		err := conflicts.Iter(func(t *ast.Term) error {
@@ -139,6 +144,41 @@ func (a *assembly) rule(kind, rule string, v ast.Value) error {
 			}
 			d.Reasons = append(d.Reasons, r)
 			a.kinds[i] = append(a.kinds[i], kind)
+			return nil
+		})
+	})
+}
+
+// deny records one deny rule's entries as violations. Like rule, it
+// leaves documents of the wrong shape to the problems decision.rego
+// reports.
+func (a *assembly) deny(rule string, v ast.Value) error {
+	byID, ok := v.(ast.Object)
+	if !ok {
+		return nil
+	}
+	module := a.e.origins["deny."+rule]
+	return byID.Iter(func(idTerm, values *ast.Term) error {
+		set, ok := values.Value.(ast.Set)
+		if !ok {
+			return nil
+		}
+		id, ok := intValue(idTerm.Value)
+		if !ok {
+			return nil
+		}
+		i, ok := a.b.index[id]
+		if !ok || i < a.b.lo || i >= a.b.hi {
+			return nil
+		}
+		d := &a.b.out[i]
+		return set.Iter(func(t *ast.Term) error {
+			msg, ok := t.Value.(ast.String)
+			if !ok {
+				return fmt.Errorf("evaluating policies: function %s (id %d): deny.%s: message %v is not a string", d.Name, d.ID, rule, t)
+			}
+			a.report.violations = append(a.report.violations,
+				Violation{ID: d.ID, Name: d.Name, Rule: rule, Module: module, Message: string(msg)})
 			return nil
 		})
 	})

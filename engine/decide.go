@@ -17,6 +17,12 @@ import (
 // jobs contiguous batches (jobs <= 0 means GOMAXPROCS), each evaluated in
 // one query by its own goroutine. Decisions come back in the order of fns
 // and do not depend on jobs. Function ids must be unique.
+//
+// If deny rules name functions, the error is a *ViolationsError listing
+// every one, and the decisions come back with it, complete, for callers
+// that show what was refused; on any other error they are nil. Malformed
+// rule documents and keep/exclude conflicts are reported before
+// violations.
 func (e *Engine) DecideFunctions(ctx context.Context, fns []facts.Function, jobs int) ([]Decision, error) {
 	index, err := indexIDs(fns)
 	if err != nil {
@@ -56,6 +62,7 @@ func (e *Engine) DecideFunctions(ctx context.Context, fns []facts.Function, jobs
 	for _, r := range reports {
 		all.problems = append(all.problems, r.problems...)
 		all.conflicts = append(all.conflicts, r.conflicts...)
+		all.violations = append(all.violations, r.violations...)
 	}
 	if err := problemsError(all.problems); err != nil {
 		return nil, err
@@ -63,15 +70,21 @@ func (e *Engine) DecideFunctions(ctx context.Context, fns []facts.Function, jobs
 	if err := conflictsError(all.conflicts); err != nil {
 		return nil, err
 	}
+	if err := violationsError(all.violations); err != nil {
+		return out, err // the decisions stand; the policies refuse them
+	}
 	return out, nil
 }
 
 // batchReport holds what a batch found wrong with the policies' verdicts,
 // reported once all batches are done so that the error does not depend on
-// how the functions were split.
+// how the functions were split. Problems come first (the verdicts are
+// incomplete), then conflicts (there is no outcome), then violations (deny
+// rules refuse the outcome).
 type batchReport struct {
-	problems  []string
-	conflicts []conflict
+	problems   []string
+	conflicts  []conflict
+	violations []Violation
 }
 
 // firstError returns the first error that is not a cancellation caused by

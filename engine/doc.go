@@ -25,7 +25,7 @@
 //
 // # Rules
 //
-// Rule modules belong to package btfgate.functions and add to four
+// Rule modules belong to package btfgate.functions and add to five
 // documents, keyed by rule name, then function id, each entry a set:
 //
 //	skip.RULE[id]      messages: leave the function out; keep overrides
@@ -33,6 +33,7 @@
 //	keep.RULE[id]      messages: put it in, overriding every skip rule
 //	annotate.RULE[id]  decl tags for it if it goes in: "text"
 //	                   (component -1) or {"value": "text", "component": N}
+//	deny.RULE[id]      messages: this outcome is not allowed
 //
 // pahole's six reasons are the skip rules ambiguous_address,
 // optimized_parameters, reordered_parameters, uncertain_location,
@@ -40,6 +41,15 @@
 // keep and an exclude rule name is an error, as is a rule entry not keyed
 // by a function id of the batch or not a set. policies/decision.rego
 // decides; the engine lists each function's reasons.
+//
+// The first four documents decide; deny judges their outcome. If any deny
+// entry exists once every batch is decided, DecideFunctions fails with a
+// *ViolationsError naming each function, rule, module and message. Deny
+// rules may read the outcome, data.btfgate.decision.left_out (and
+// excluded_by, skipped_by, kept_by: {id: {RULE, ...}}), without a cycle,
+// because the outcome does not depend on deny; a rule of the other four
+// kinds that reads it, or a deny rule that reads
+// data.btfgate.decision.result, is a cycle and fails to compile.
 //
 // For speed, write a rule as one comprehension over the batch, reading
 // facts through one ref:

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -102,7 +104,7 @@ func keepTerm(t *ast.Term, _ *rego.EvalContext) (any, error) {
 func configStore(data map[string]any) (storage.Store, error) {
 	root := map[string]any{}
 	if data != nil {
-		v, err := ast.InterfaceToValue(data)
+		v, err := ast.InterfaceToValue(exactNumbers(data))
 		if err != nil {
 			return nil, fmt.Errorf("policy data (data.btfgate.config): %w", err)
 		}
@@ -116,4 +118,30 @@ func configStore(data map[string]any) (storage.Store, error) {
 		root["btfgate"] = map[string]any{"config": plain}
 	}
 	return inmem.NewFromObjectWithOpts(root, inmem.OptReturnASTValuesOnRead(true)), nil
+}
+
+// exactNumbers copies v with every unsigned integer as a json.Number:
+// ast.InterfaceToValue turns a uint64 above math.MaxInt64 (a kernel
+// address such as 0xffffffff81000000 in a rules file) into a negative
+// number.
+func exactNumbers(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = exactNumbers(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = exactNumbers(e)
+		}
+		return out
+	case uint64:
+		return json.Number(strconv.FormatUint(v, 10))
+	case uint:
+		return json.Number(strconv.FormatUint(uint64(v), 10))
+	}
+	return v
 }

@@ -11,6 +11,10 @@ import (
 // are assembled from.
 func ruleKinds() []string { return []string{"skip", "exclude", "keep", "annotate"} }
 
+// allKinds are every rule document of package btfgate.functions: the
+// deciding ones and deny, which judges their outcome.
+func allKinds() []string { return append(ruleKinds(), "deny") }
+
 // ruleOrigins maps "kind.rule" to the modules defining that rule, for
 // Reason.Module. Rules whose name is computed (skip[name][id]) cannot be
 // attributed and get no entry.
@@ -27,7 +31,7 @@ func ruleOrigins(modules []*ast.Module) map[string]string {
 				continue
 			}
 			kind, ok := ref[0].Value.(ast.Var)
-			if !ok || !slices.Contains(ruleKinds(), string(kind)) {
+			if !ok || !slices.Contains(allKinds(), string(kind)) {
 				continue
 			}
 			name, ok := ref[1].Value.(ast.String)

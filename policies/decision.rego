@@ -2,7 +2,7 @@
 # btfgate.functions. Every engine loads this module, with or without the
 # default rule families.
 #
-# Rule modules add to four documents, each keyed by rule name, then by
+# Rule modules add to five documents, each keyed by rule name, then by
 # function id (the key of input.functions), to a set:
 #
 #   skip.RULE[id] = {MESSAGE, ...}     leave the function out; a keep rule
@@ -15,6 +15,18 @@
 #   annotate.RULE[id] = {TAG, ...}     add decl tags to the function if it
 #                                      goes in: TAG is a string (component
 #                                      -1) or {"value": S, "component": N}.
+#   deny.RULE[id] = {MESSAGE, ...}     this outcome is not allowed: the
+#                                      encode fails, naming the function,
+#                                      the rule and MESSAGE.
+#
+# The first four decide; deny only judges. A deny rule may read the
+# outcome from this package (left_out, excluded_by, skipped_by, kept_by,
+# excluded, skipped, kept, documents) and the four deciding documents of
+# package btfgate.functions. It must not read this package's deny,
+# checked, problems or result: they depend on every deny rule, so that is
+# a cycle, which OPA rejects when it compiles the policies
+# (rego_recursion_error). For the same reason a skip, exclude, keep or
+# annotate rule must not read the outcome.
 #
 # Write a rule either as a comprehension over the batch, which is the
 # fastest form and the one the default rules use:
@@ -58,7 +70,11 @@ keep := {name: by_id | some name, by_id in rules.keep}
 
 annotate := {name: by_id | some name, by_id in rules.annotate}
 
+# The documents that decide. Deny is not among them: it judges their
+# outcome.
 documents := {"skip": skip, "exclude": exclude, "keep": keep, "annotate": annotate}
+
+deny := {name: by_id | some name, by_id in rules.deny}
 
 # The ids each kind of rule names.
 skipped := named(skip)
@@ -80,17 +96,37 @@ left_out := excluded | (skipped - kept)
 # Functions both kept and excluded: errors.
 conflicts := excluded & kept
 
+# Which rules named each function, by kind: {id: {RULE, ...}}, for the
+# functions that some rule of that kind names. Deny rules read these to
+# say why a function is out (or in); each costs one lookup per rule and
+# named function, and only when read.
+excluded_by := by_rule(exclude, excluded)
+
+skipped_by := by_rule(skip, skipped)
+
+kept_by := by_rule(keep, kept)
+
+by_rule(doc, ids) := {id: {name |
+	some name, by_id in doc
+	is_object(by_id)
+	by_id[id]
+} | some id in ids}
+
+# Every document whose shape is checked.
+checked := object.union(documents, {"deny": deny})
+
 # A rule whose document is not keyed by function id, or whose entries are
 # not sets (written with := where contains was meant): its verdicts would
 # be lost, so they are errors.
+
 problems contains {"kind": kind, "rule": name, "problem": "want an object keyed by function id"} if {
-	some kind, doc in documents
+	some kind, doc in checked
 	some name, by_id in doc
 	not is_object(by_id)
 }
 
 problems contains {"kind": kind, "rule": name, "problem": sprintf("key %s is not the id of a function in input.functions", [json.marshal(id)])} if {
-	some kind, doc in documents
+	some kind, doc in checked
 	some name, by_id in doc
 	is_object(by_id)
 	some id, _ in by_id
@@ -98,7 +134,7 @@ problems contains {"kind": kind, "rule": name, "problem": sprintf("key %s is not
 }
 
 problems contains {"kind": kind, "rule": name, "problem": sprintf("entry for %s is %s, want a set: write %s.%s[id] contains VALUE", [json.marshal(id), type_name(v), kind, name])} if {
-	some kind, doc in documents
+	some kind, doc in checked
 	some name, by_id in doc
 	is_object(by_id)
 	some id, v in by_id
@@ -109,6 +145,7 @@ problems contains {"kind": kind, "rule": name, "problem": sprintf("entry for %s 
 result := {
 	"pahole_order": pahole_order,
 	"documents": documents,
+	"deny": deny,
 	"left_out": left_out,
 	"conflicts": conflicts,
 	"problems": problems,
