@@ -273,6 +273,7 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	setMemoryLimit(input)
 	res, err := encode.Encode(input, opts)
 	if err != nil {
 		return err
