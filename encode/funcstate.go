@@ -31,8 +31,8 @@ type funcState struct {
 }
 
 type stateParam struct {
-	name    string     // until the CU is spliced; it may alias the input's DWARF
-	nameOff uint32     // the name in the output string table, once spliced
+	name    string // until the CU is spliced; it may alias the input's DWARF
+	nameOff uint32 // the name in the output string table, once spliced
 	typ     btf.TypeID
 }
 
