@@ -503,13 +503,18 @@ func (w *Walker) declTag(e *dwarf.Entry, target int32, component int32, t *TypeT
 
 func annotationName(e *dwarf.Entry) string { return e.Name() }
 
-// lookup maps a DIE offset to its raw index, or -1.
+// lookup maps a DIE offset to its raw index, or -1. Slots that finishFuncs
+// and finishVars mark for subprograms, parameters and variables are not
+// types: a DW_AT_type pointing at one reads as unknown.
 func (w *Walker) lookup(off uint64) int {
 	rel := off - w.base
 	if off < w.base || rel >= uint64(len(w.byOff)) {
 		return -1
 	}
-	return int(w.byOff[rel]) - 1
+	if v := w.byOff[rel]; v > 0 && v < slotFunc {
+		return int(v) - 1
+	}
+	return -1
 }
 
 // index fills byOff for the unit's type DIEs.

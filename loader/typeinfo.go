@@ -7,12 +7,25 @@ import (
 )
 
 // TypeName renders type id as C-like text for people ("struct sk_buff *",
-// "const char *"). It is for reports, not for matching.
+// "const char *"). It is for reports, not for matching. Names longer than
+// maxTypeName bytes (the corpus kernel's longest is 128) are cut and end
+// in "...": hostile DWARF can make a function type whose parameters are
+// pointers to it, which would otherwise render exponentially long.
 func (t *TypeTable) TypeName(id TypeID) string {
-	return string(t.appendTypeName(nil, id, 0))
+	b := t.appendTypeName(nil, id, 0)
+	if len(b) > maxTypeName {
+		b = append(b[:maxTypeName], "..."...)
+	}
+	return string(b)
 }
 
+// maxTypeName bounds the length of TypeName's result.
+const maxTypeName = 1024
+
 func (t *TypeTable) appendTypeName(b []byte, id TypeID, depth int) []byte {
+	if len(b) > maxTypeName {
+		return b // TypeName cuts it anyway
+	}
 	if id == 0 {
 		return append(b, "void"...)
 	}
@@ -59,6 +72,9 @@ func (t *TypeTable) appendTypeName(b []byte, id TypeID, depth int) []byte {
 	case dwarf.TagArrayType:
 		b = t.appendTypeName(b, en.Type, depth+1)
 		for _, d := range t.Dims[en.First : en.First+en.Count] {
+			if len(b) > maxTypeName {
+				break
+			}
 			b = append(b, '[')
 			b = strconv.AppendUint(b, uint64(d), 10)
 			b = append(b, ']')
@@ -68,6 +84,9 @@ func (t *TypeTable) appendTypeName(b []byte, id TypeID, depth int) []byte {
 		b = t.appendTypeName(b, en.Type, depth+1)
 		b = append(b, " (*)("...)
 		for i, p := range t.Params[en.First : en.First+en.Count] {
+			if len(b) > maxTypeName {
+				break
+			}
 			if i > 0 {
 				b = append(b, ", "...)
 			}
@@ -98,8 +117,11 @@ func (t *TypeTable) strip(id TypeID) TypeID {
 	return id
 }
 
-// naturalAlignment is pahole's tag__natural_alignment.
-func (t *TypeTable) naturalAlignment(id TypeID, depth int) uint64 {
+// naturalAlignment is pahole's tag__natural_alignment. A struct's
+// alignment is computed once per memo (pahole caches it in the struct
+// too): without that, DWARF whose structs contain several members of the
+// same struct type (a cycle, or a deep DAG) takes exponential time.
+func (t *TypeTable) naturalAlignment(id TypeID, depth int, memo map[TypeID]uint64) uint64 {
 	a := uint64(1)
 	if id != 0 && depth < 32 {
 		en := &t.Entries[id]
@@ -109,14 +131,21 @@ func (t *TypeTable) naturalAlignment(id TypeID, depth int) uint64 {
 		case dwarf.TagBaseType, dwarf.TagEnumerationType:
 			a = en.Size
 		case dwarf.TagStructureType, dwarf.TagClassType, dwarf.TagUnionType:
+			if ma, ok := memo[id]; ok {
+				return ma
+			}
 			a = 0
 			for _, m := range t.Members[en.First : en.First+en.Count] {
-				if ma := t.naturalAlignment(t.strip(m.Type), depth+1); ma > a {
+				if ma := t.naturalAlignment(t.strip(m.Type), depth+1, memo); ma > a {
 					a = ma
 				}
 			}
+			if a == 0 {
+				a = 1
+			}
+			memo[id] = a
 		case dwarf.TagArrayType:
-			a = t.naturalAlignment(t.strip(en.Type), depth+1)
+			a = t.naturalAlignment(t.strip(en.Type), depth+1, memo)
 		}
 	}
 	if a == 0 {
@@ -150,8 +179,9 @@ func (t *TypeTable) InferPacked(id TypeID) bool {
 		return false // tail padding
 	}
 	maxAlign := uint64(1)
+	memo := map[TypeID]uint64{}
 	for _, m := range members {
-		a := t.naturalAlignment(t.strip(m.Type), 0)
+		a := t.naturalAlignment(t.strip(m.Type), 0, memo)
 		if a == 1 {
 			continue
 		}

@@ -11,7 +11,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -61,11 +63,13 @@ func Parse(name string, data []byte) (*Rules, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty rules file", name)
 		}
-		return nil, fmt.Errorf("%s%s", name, yamlMessage(err))
+		return nil, fmt.Errorf("%s%s", name, yamlMessage(err, data))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		return nil, fmt.Errorf("%s:%d: only one YAML document is allowed", name, extra.Line)
+	} else if !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s%s", name, yamlMessage(err, data))
 	}
 	r.File = name
 	dir := filepath.Dir(name)
@@ -91,8 +95,9 @@ func Parse(name string, data []byte) (*Rules, error) {
 }
 
 // yamlMessage turns yaml.v3's "yaml: line N: ..." into ":N: ..." so that
-// after the file name it reads "FILE:N: ..." (": ..." when there is no line).
-func yamlMessage(err error) string {
+// after the file name it reads "FILE:N: ..." (": ..." when no line can be
+// found, see errorLine).
+func yamlMessage(err error, data []byte) string {
 	one := func(msg string) string {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 		if rest, ok := strings.CutPrefix(msg, "line "); ok {
@@ -108,9 +113,75 @@ func yamlMessage(err error) string {
 		for i, e := range te.Errors {
 			msgs[i] = one(e)
 		}
-		return strings.Join(msgs, ";")
+		return oneLine.Replace(strings.Join(msgs, ";"))
 	}
-	return one(err.Error())
+	msg := one(err.Error())
+	if strings.HasPrefix(msg, ": ") {
+		if line := errorLine(err, data); line > 0 {
+			msg = ":" + strconv.Itoa(line) + msg
+		}
+	}
+	return oneLine.Replace(msg)
+}
+
+// oneLine escapes the line breaks of values that yaml.v3 quotes in its
+// messages ("cannot unmarshal !!str `a\nb`"), so that an error is one line.
+var oneLine = strings.NewReplacer("\n", `\n`, "\r", `\r`)
+
+var (
+	unknownAnchor = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
+	selfAnchor    = regexp.MustCompile(`^yaml: anchor '(.*)' value contains itself$`)
+	yamlLine      = regexp.MustCompile(`^yaml: line [12]: (.*)$`)
+)
+
+// errorLine finds the line of a yaml.v3 error that does not give one.
+// yaml.v3 leaves the line out of syntax errors on the first line (it
+// counts from 0 and prints only non-zero lines), and out of errors about
+// anchors and aliases. It returns 0 if it cannot tell.
+func errorLine(err error, data []byte) int {
+	sigil := "*"
+	m := unknownAnchor.FindStringSubmatch(err.Error())
+	if m == nil {
+		if m = selfAnchor.FindStringSubmatch(err.Error()); m != nil {
+			sigil = "&"
+		}
+	}
+	if m != nil {
+		for i, line := range strings.Split(string(data), "\n") {
+			for rest := line; ; {
+				at := strings.Index(rest, sigil+m[1])
+				if at < 0 {
+					break
+				}
+				rest = rest[at+1+len(m[1]):]
+				if rest == "" || strings.ContainsRune(" \t,]}#\r", rune(rest[0])) {
+					return i + 1
+				}
+			}
+		}
+		return 0
+	}
+	// The other errors without a line are at yaml.v3's line 0, which is
+	// line 1 (parser errors count from 0, scanner errors from 1). Confirm
+	// that it is such an error by decoding again one line further down,
+	// where it must get a line.
+	shifted := append([]byte("\n"), data...)
+	if bom := []byte("\ufeff"); bytes.HasPrefix(data, bom) {
+		shifted = append(append(append([]byte(nil), bom...), '\n'), data[len(bom):]...)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(shifted))
+	dec.KnownFields(true)
+	var r Rules
+	again := dec.Decode(&r)
+	for again == nil { // the error was in a later document
+		var extra yaml.Node
+		again = dec.Decode(&extra)
+	}
+	want := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := yamlLine.FindStringSubmatch(again.Error()); m != nil && m[1] == want {
+		return 1
+	}
+	return 0
 }
 
 // checkData rejects data keys that are not strings (JSON objects need
@@ -118,7 +189,7 @@ func yamlMessage(err error) string {
 func checkData(name string, data []byte) error {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return fmt.Errorf("%s%s", name, yamlMessage(err))
+		return fmt.Errorf("%s%s", name, yamlMessage(err, data))
 	}
 	var walk func(n *yaml.Node) error
 	walk = func(n *yaml.Node) error {

@@ -101,7 +101,7 @@ func (f *File) readSections(h *header) error {
 		return f.fileErr(h.offShentsize, "e_shentsize %d is smaller than a %s section header (%d bytes)", entsize, f.Class, f.shdrSize())
 	}
 	if h.shoff > size || size-h.shoff < entsize {
-		return f.fileErr(h.offShoff, "e_shoff 0x%x leaves no room for a section header in a file of 0x%x bytes", h.shoff, size)
+		return f.fileErr(h.offShoff, "e_shoff 0x%x leaves no room for a section header in a file of 0x%x bytes (is the file truncated?)", h.shoff, size)
 	}
 
 	// Section 0 carries the real count and string table index when they
