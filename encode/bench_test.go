@@ -1,0 +1,544 @@
+package encode
+
+// Benchmarks of each encode phase on the corpus kernel, and of the whole
+// Encode. They skip without the corpus (and with -short). Each operation
+// takes tens of milliseconds to seconds, so run them with a fixed count of
+// iterations and repeat, then take medians (benchstat does):
+//
+//	go test -bench . -run '^$' -benchtime 3x -count 5 ./encode/
+//
+// Besides ns/op (wall) every benchmark reports cpu-ns/op: the CPU time of
+// the whole process (all threads, the GC included) per operation, which is
+// what to compare on a shared, loaded machine. MB/s is over .debug_info
+// (decode, convert, Encode) or the output (marshal).
+//
+// The phases are measured apart on inputs prepared outside the timer, so
+// their sum is not the Encode time: Encode overlaps decode and convert with
+// splicing on its workers and pays page faults and GC for all of them at
+// once. The pre-dedup graph the dedup benchmark uses is built by the same
+// steps as Encode (benchPipeline); TestBenchPipelineMatchesEncode checks
+// that it gives Encode's bytes.
+
+import (
+	"context"
+	"encoding/binary"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/engine"
+	"github.com/btfgate/btfgate/facts"
+	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/internal/corpus"
+	"github.com/btfgate/btfgate/loader"
+)
+
+// processCPU returns the CPU time (user+system, all threads) the process
+// has used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchLoop runs op under b.Loop and reports allocations and CPU time per
+// operation. Setup done before it is not timed.
+func benchLoop(b *testing.B, op func()) {
+	b.ReportAllocs()
+	runtime.GC()
+	n := 0
+	cpu := processCPU()
+	for b.Loop() {
+		op()
+		n++
+	}
+	cpu = processCPU() - cpu
+	if n > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/op")
+	}
+}
+
+// benchCorpus returns the corpus kernel's path, skipping as the corpus
+// tests do.
+func benchCorpus(b *testing.B) string {
+	b.Helper()
+	if testing.Short() {
+		b.Skip("corpus benchmarks take seconds per operation; skipped with -short")
+	}
+	return corpus.Vmlinux(b)
+}
+
+// The fixtures (all compile units walked, all fragments, ...) take hundreds
+// of MB and seconds to build. benchCache keeps only the most recent one, so
+// that consecutive benchmarks (and -count repeats) share it and later
+// benchmarks do not run with it still on the heap.
+var benchCache struct {
+	key string
+	val any
+}
+
+type closer interface{ close() }
+
+func benchFixture[T any](b *testing.B, key string, build func() T) T {
+	b.Helper()
+	if benchCache.key != key {
+		dropBenchFixture()
+		v := build()
+		benchCache.key, benchCache.val = key, v
+	}
+	return benchCache.val.(T)
+}
+
+func dropBenchFixture() {
+	if c, ok := benchCache.val.(closer); ok {
+		c.close()
+	}
+	benchCache.key, benchCache.val = "", nil
+	runtime.GC()
+}
+
+func openBench(b *testing.B, path string) *loader.Input {
+	b.Helper()
+	in, err := loader.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return in
+}
+
+// BenchmarkRead is the read phase: open and map the ELF file, extract the
+// debug sections and unit headers, decode .symtab, collect the ELF
+// functions, read .BTF_ids and index the variables' sections.
+func BenchmarkRead(b *testing.B) {
+	path := benchCorpus(b)
+	opts := Options{Features: features.Default()}
+	var units int
+	benchLoop(b, func() {
+		in, err := loader.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		syms, err := in.ELF.Symbols()
+		if err != nil {
+			b.Fatal(err)
+		}
+		elf := loader.CollectElfFuncs(syms)
+		if err := loader.MarkBTFIDs(in.ELF, syms, elf); err != nil {
+			b.Fatal(err)
+		}
+		newVarSections(in, syms, opts)
+		units = len(in.Units)
+		in.Close()
+	})
+	b.ReportMetric(float64(units), "units")
+}
+
+// BenchmarkDecode walks every compile unit into type tables (loader.Walker)
+// on 1 and 2 goroutines, releasing each unit's pages as Encode does.
+func BenchmarkDecode(b *testing.B) {
+	path := benchCorpus(b)
+	dropBenchFixture()
+	in := openBench(b, path)
+	defer in.Close()
+	set := features.Default()
+	wo := loader.WalkOptions{TypeTags: set.TypeTag, DeclTags: set.DeclTag, TrueSignature: set.TrueSignature,
+		Arch: loader.ArchFor(in.ELF.Machine)}
+	for _, jobs := range []int{1, 2} {
+		b.Run(jobsName(jobs), func(b *testing.B) {
+			b.SetBytes(int64(in.InfoSize))
+			var entries atomic.Int64
+			benchLoop(b, func() {
+				entries.Store(0)
+				var next atomic.Int64
+				var wg sync.WaitGroup
+				errs := make([]error, jobs)
+				for w := 0; w < jobs; w++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						walker := loader.NewWalker(in.DWARF, in.ELF.ByteOrder, wo)
+						var tab loader.TypeTable
+						n := 0
+						for {
+							i := int(next.Add(1) - 1)
+							if i >= len(in.Units) {
+								break
+							}
+							u := &in.Units[i]
+							if !wantUnit(u) {
+								continue
+							}
+							if err := walker.Walk(u, &tab); err != nil {
+								errs[w] = err
+								return
+							}
+							in.ReleaseUnit(u)
+							n += tab.Len()
+						}
+						entries.Add(int64(n))
+					}()
+				}
+				wg.Wait()
+				for _, err := range errs {
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.ReportMetric(float64(entries.Load()), "types")
+		})
+	}
+}
+
+func jobsName(jobs int) string { return "j" + string(rune('0'+jobs)) }
+
+// benchTables is every unit's type table and variables, walked up front.
+type benchTables struct {
+	in   *loader.Input
+	tabs []*loader.TypeTable // nil for units Encode does not convert
+	vars [][]btf.CUVar
+}
+
+func (t *benchTables) close() { t.in.Close() }
+
+func walkAll(b *testing.B, path string) *benchTables {
+	b.Helper()
+	in := openBench(b, path)
+	opts := Options{Features: features.Default()}
+	syms, err := in.ELF.Symbols()
+	if err != nil {
+		b.Fatal(err)
+	}
+	vs := newVarSections(in, syms, opts)
+	set := opts.Features
+	walker := loader.NewWalker(in.DWARF, in.ELF.ByteOrder, loader.WalkOptions{TypeTags: set.TypeTag,
+		DeclTags: set.DeclTag, TrueSignature: set.TrueSignature, Arch: loader.ArchFor(in.ELF.Machine)})
+	t := &benchTables{in: in, tabs: make([]*loader.TypeTable, len(in.Units)), vars: make([][]btf.CUVar, len(in.Units))}
+	for i := range in.Units {
+		u := &in.Units[i]
+		if !wantUnit(u) {
+			continue
+		}
+		tab := &loader.TypeTable{}
+		if err := walker.Walk(u, tab); err != nil {
+			b.Fatal(err)
+		}
+		vars, _, err := filterVars(tab, vs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t.tabs[i], t.vars[i] = tab, vars
+	}
+	return t
+}
+
+func convertOptions() btf.ConvertOptions {
+	set := features.Default()
+	return btf.ConvertOptions{Float: set.Float, Enum64: set.Enum64}
+}
+
+// BenchmarkConvert maps every unit's type table to a BTF fragment
+// (btf.Converter.Convert) on one goroutine, reusing one fragment's buffers
+// as Encode's workers do once fragments come back from splicing.
+// filterVars and saving function states are not included.
+func BenchmarkConvert(b *testing.B) {
+	path := benchCorpus(b)
+	t := benchFixture(b, "tables", func() *benchTables { return walkAll(b, path) })
+	b.SetBytes(int64(t.in.InfoSize))
+	conv := btf.NewConverter(convertOptions(), t.in.DebugStr, t.in.DebugLineStr)
+	var frag *btf.Fragment
+	types := 0
+	benchLoop(b, func() {
+		types = 0
+		for i, tab := range t.tabs {
+			if tab == nil {
+				continue
+			}
+			var err error
+			if frag, err = conv.Convert(tab, t.vars[i], frag); err != nil {
+				b.Fatal(err)
+			}
+			types += frag.Types.Len() + frag.Tail.Len()
+		}
+	})
+	b.ReportMetric(float64(types), "types")
+}
+
+// benchFragments is every unit's fragment, converted up front.
+type benchFragments struct {
+	in    *loader.Input
+	frags []*btf.Fragment
+}
+
+func (f *benchFragments) close() { f.in.Close() }
+
+// BenchmarkSplice splices every unit's fragment into one type section in
+// unit order (btf.Splicer), with the reservation Encode makes.
+func BenchmarkSplice(b *testing.B) {
+	path := benchCorpus(b)
+	f := benchFixture(b, "fragments", func() *benchFragments {
+		t := walkAll(b, path)
+		conv := btf.NewConverter(convertOptions(), t.in.DebugStr, t.in.DebugLineStr)
+		f := &benchFragments{in: t.in}
+		for i, tab := range t.tabs {
+			if tab == nil {
+				continue
+			}
+			frag, err := conv.Convert(tab, t.vars[i])
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.frags = append(f.frags, frag)
+			t.tabs[i] = nil
+		}
+		return f
+	})
+	var dst *btf.Types
+	benchLoop(b, func() {
+		dst = btf.NewTypes(btf.NewStrings())
+		s := btf.NewSplicer(dst, f.in.DebugStr, f.in.DebugLineStr)
+		s.Grow(f.in.InfoSize/4, f.in.InfoSize/48)
+		for _, frag := range f.frags {
+			if _, _, err := s.Add(frag); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.ReportMetric(float64(dst.Len()), "types")
+	// The size of the spliced type section, against the reservation
+	// (InfoSize/4 words).
+	raw, err := dst.Marshal(binary.LittleEndian)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(len(raw)-btfHeaderLen-dst.Strings.Size())/(1<<20), "type-MiB")
+	b.ReportMetric(float64(f.in.InfoSize/4*4)/(1<<20), "reserved-MiB")
+}
+
+// benchPipeline is Encode's state after each step, built by the same steps
+// (convertUnits on 2 workers, then grouping, the default policies,
+// emitting functions and DATASECs): all is the pre-dedup type graph.
+type benchPipeline struct {
+	in        *loader.Input
+	opts      Options
+	elf       *loader.ElfFuncs
+	relocat   bool
+	states    []funcState // as spliced, before grouping sorts them
+	types     int         // all.Len() before functions were emitted
+	all       *btf.Types  // with functions and DATASECs: Dedup's input
+	functions []facts.Function
+	decisions []engine.Decision
+}
+
+func (p *benchPipeline) close() { p.in.Close() }
+
+func buildPipeline(tb testing.TB, path string) *benchPipeline {
+	tb.Helper()
+	opts := Options{Features: features.Default(), Jobs: 2}
+	in, err := loader.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := &benchPipeline{in: in, opts: opts}
+	syms, err := in.ELF.Symbols()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p.elf = loader.CollectElfFuncs(syms)
+	if err := loader.MarkBTFIDs(in.ELF, syms, p.elf); err != nil {
+		tb.Fatal(err)
+	}
+	p.relocat = in.ELF.Type == elfTypeRel
+	fo := &cuFuncOptions{elf: p.elf, arch: loader.ArchFor(in.ELF.Machine),
+		trueSignature: opts.Features.TrueSignature, relocatable: p.relocat}
+	vs := newVarSections(in, syms, opts)
+	p.all = btf.NewTypes(btf.NewStrings())
+	states, datasecs, err := convertUnits(in, opts, fo, vs, nil, p.all)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p.types = p.all.Len()
+	p.states = append([]funcState(nil), states...)
+	groups := groupStates(p.all, states, p.elf, opts.Features, p.relocat)
+	p.functions = groupFacts(groups, p.elf, in.SectionName, opts.Features, false)
+	pol, err := engine.New(context.Background(), engine.Config{Features: opts.Features})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if p.decisions, err = pol.DecideFunctions(context.Background(), p.functions, opts.Jobs); err != nil {
+		tb.Fatal(err)
+	}
+	include := make([]bool, len(groups))
+	extra := make([][]loader.FuncAnnot, len(groups))
+	for i, d := range p.decisions {
+		include[i] = d.Include
+		for _, a := range d.Annotations {
+			extra[i] = append(extra[i], loader.FuncAnnot{Value: a.Value, Component: int32(a.Component)})
+		}
+	}
+	if err := emitFunctions(p.all, groups, include, extra, p.elf, opts.Features); err != nil {
+		tb.Fatal(err)
+	}
+	emitDatasecs(p.all, datasecs, in.ELF.Sections)
+	return p
+}
+
+// BenchmarkFacts groups the kernel's saved function states by ELF name,
+// combines each group and builds the policy facts (the "facts" phase).
+func BenchmarkFacts(b *testing.B) {
+	path := benchCorpus(b)
+	p := benchFixture(b, "pipeline", func() *benchPipeline { return buildPipeline(b, path) })
+	states := make([]funcState, len(p.states))
+	var fns []facts.Function
+	benchLoop(b, func() {
+		copy(states, p.states)
+		groups := groupStates(p.all, states, p.elf, p.opts.Features, p.relocat)
+		fns = groupFacts(groups, p.elf, p.in.SectionName, p.opts.Features, false)
+	})
+	b.ReportMetric(float64(len(p.states)), "states")
+	b.ReportMetric(float64(len(fns)), "functions")
+}
+
+// BenchmarkDedup deduplicates the kernel's spliced type graph. "full" is
+// exactly what Encode gives btf.Dedup (3.7M types with FUNCs, FUNC_PROTOs
+// and the DATASEC); "decide-only" is Result.Types of an Encode with
+// DecideOnly: the same graph without the functions and DATASECs, which is
+// what the public API hands out.
+func BenchmarkDedup(b *testing.B) {
+	path := benchCorpus(b)
+	run := func(b *testing.B, in *btf.Types) {
+		var out *btf.Types
+		benchLoop(b, func() {
+			var err error
+			if out, err = btf.Dedup(in); err != nil {
+				b.Fatal(err)
+			}
+		})
+		b.ReportMetric(float64(in.Len()), "types-in")
+		b.ReportMetric(float64(out.Len()), "types-out")
+	}
+	b.Run("full", func(b *testing.B) {
+		p := benchFixture(b, "pipeline", func() *benchPipeline { return buildPipeline(b, path) })
+		run(b, p.all)
+	})
+	b.Run("decide-only", func(b *testing.B) {
+		run(b, decideOnlyFixture(b, path).Types)
+	})
+}
+
+func decideOnlyFixture(b *testing.B, path string) *Result {
+	return benchFixture(b, "decide-only", func() *Result {
+		res, err := Encode(path, Options{Features: features.Default(), Jobs: 2, DecideOnly: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res
+	})
+}
+
+// BenchmarkPolicy decides the kernel's 44,811 function groups with the
+// default policies (engine.DecideFunctions) on 1 and 2 goroutines. The
+// facts come from an Encode with DecideOnly. "compile" is engine.New,
+// which the CLI runs before Encode and no phase counts.
+func BenchmarkPolicy(b *testing.B) {
+	path := benchCorpus(b)
+	cfg := engine.Config{Features: features.Default()}
+	b.Run("compile", func(b *testing.B) {
+		benchLoop(b, func() {
+			if _, err := engine.New(context.Background(), cfg); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	for _, jobs := range []int{1, 2} {
+		b.Run(jobsName(jobs), func(b *testing.B) {
+			res := decideOnlyFixture(b, path)
+			pol, err := engine.New(context.Background(), cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchLoop(b, func() {
+				if _, err := pol.DecideFunctions(context.Background(), res.Functions, jobs); err != nil {
+					b.Fatal(err)
+				}
+			})
+			b.ReportMetric(float64(len(res.Functions)), "functions")
+		})
+	}
+}
+
+// BenchmarkMarshal writes the kernel's deduplicated BTF (100,050 types).
+func BenchmarkMarshal(b *testing.B) {
+	path := benchCorpus(b)
+	res := benchFixture(b, "encoded", func() *Result {
+		res, err := Encode(path, Options{Features: features.Default(), Jobs: 2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res
+	})
+	var raw []byte
+	benchLoop(b, func() {
+		var err error
+		if raw, err = res.Types.Marshal(binary.LittleEndian); err != nil {
+			b.Fatal(err)
+		}
+	})
+	b.SetBytes(int64(len(raw)))
+}
+
+// BenchmarkEncode is the whole Encode of the corpus kernel (default
+// features) on 1 and 2 workers; marshalling and writing are not included.
+// MB/s is over .debug_info.
+func BenchmarkEncode(b *testing.B) {
+	path := benchCorpus(b)
+	dropBenchFixture()
+	in := openBench(b, path)
+	info := in.InfoSize
+	in.Close()
+	for _, jobs := range []int{1, 2} {
+		b.Run(jobsName(jobs), func(b *testing.B) {
+			b.SetBytes(int64(info))
+			var res *Result
+			benchLoop(b, func() {
+				res = nil // let the previous result go before the next encode
+				var err error
+				if res, err = Encode(path, Options{Features: features.Default(), Jobs: jobs}); err != nil {
+					b.Fatal(err)
+				}
+			})
+			b.ReportMetric(float64(res.Before), "types-in")
+		})
+	}
+}
+
+// TestBenchPipelineMatchesEncode: the benchmarks' copy of Encode's steps
+// gives Encode's pre-dedup type count and, deduplicated, Encode's bytes.
+func TestBenchPipelineMatchesEncode(t *testing.T) {
+	run := encodeCorpusDefault(t)
+	p := buildPipeline(t, corpus.Vmlinux(t))
+	defer p.in.Close()
+	if p.all.Len() != run.res.Before {
+		t.Errorf("benchmark pipeline has %d types before dedup, Encode %d", p.all.Len(), run.res.Before)
+	}
+	if len(p.functions) != len(run.res.Functions) {
+		t.Errorf("benchmark pipeline has %d function groups, Encode %d", len(p.functions), len(run.res.Functions))
+	}
+	out, err := btf.Dedup(p.all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := out.Marshal(binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at := firstDiff(raw, run.raw); at >= 0 {
+		t.Errorf("benchmark pipeline's BTF differs from Encode's at byte %d (%d and %d bytes)", at, len(raw), len(run.raw))
+	}
+}
