@@ -209,6 +209,13 @@ func (d *Data) abbrevTable(u *Unit, sc *abbrevScratch) (*abbrevTable, error) {
 // Readers' private storage before it is cached in Data.
 const maxPrivateParses = 2
 
+// maxAbbrevAttrs bounds the attributes of one abbreviation. DWARF allows
+// each attribute once per DIE and producers use a few dozen at most;
+// without a bound, a small abbreviation with thousands of zero-size
+// attributes (DW_FORM_flag_present), used by every DIE, makes decoding
+// time the product of the two section sizes.
+const maxAbbrevAttrs = 512
+
 // maxDenseSlack bounds the dense code index: it is used only when it is at
 // most this much larger than the number of abbreviations, so hostile codes
 // cannot make it big.
@@ -254,6 +261,10 @@ func (d *Data) parseAbbrev(u *Unit, sc *abbrevScratch) error {
 			}
 			if attr > math.MaxUint16 || form > math.MaxUint16 {
 				b.fail(uint64(at), fmt.Errorf("abbreviation %d: attribute 0x%x form 0x%x out of range", code, attr, form))
+				break
+			}
+			if len(specs)-start >= maxAbbrevAttrs {
+				b.fail(uint64(at), fmt.Errorf("abbreviation %d has more than %d attributes", code, maxAbbrevAttrs))
 				break
 			}
 			s := attrSpec{attr: uint16(attr), form: Form(form)}
