@@ -103,7 +103,7 @@ func TestBrokenCorpus(t *testing.T) {
 	}
 	add("trunc-shdr-table", data[:im.shoff+im.shentsize/2], true)
 	add("e_shnum-0xffff", im.with(im.ehdrField("e_shnum"), 0xffff), true)
-	add("wrong-endian", append([]byte{}, data[:5]...), true) // too short for a header
+	add("first-5-bytes", append([]byte{}, data[:5]...), true) // too short for an ELF identification
 	b := im.clone()
 	b[5] = 3 - b[5]
 	add("flipped-ei-data", b, true)
