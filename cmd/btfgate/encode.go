@@ -87,7 +87,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 			return err
 		}
 	}
-	setMemoryLimit(input)
+	setMemoryLimit(input, fl.jobs)
 	progress, stopProgress := newProgress(stderr)
 	opts.Progress = progress
 	res, err := encode.Encode(input, opts)

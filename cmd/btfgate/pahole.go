@@ -273,7 +273,7 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	setMemoryLimit(input)
+	setMemoryLimit(input, p.jobs)
 	res, err := encode.Encode(input, opts)
 	if err != nil {
 		return err
