@@ -1,27 +1,30 @@
 package encode
 
-// Benchmarks of each encode phase on the corpus kernel, and of the whole
-// Encode. They skip without the corpus (and with -short). Each operation
-// takes tens of milliseconds to seconds, so run them with a fixed count of
-// iterations and repeat, then take medians (benchstat does):
+// Benchmarks of each encode phase on the corpus kernel, of the whole Encode
+// (kernel, and ext4.ko as split BTF). They skip without the corpus (and with
+// -short). An operation takes milliseconds to seconds, so run them with a
+// fixed number of iterations, repeat, and take medians (benchstat does):
 //
-//	go test -bench . -run '^$' -benchtime 3x -count 5 ./encode/
+//	go test -bench . -run '^$' -benchtime 2x -count 3 ./encode/
 //
 // Besides ns/op (wall) every benchmark reports cpu-ns/op: the CPU time of
 // the whole process (all threads, the GC included) per operation, which is
 // what to compare on a shared, loaded machine. MB/s is over .debug_info
-// (decode, convert, Encode) or the output (marshal).
+// (decode, convert, Encode), the module file (EncodeModule) or the output
+// (marshal). Allocations are reported too.
 //
 // The phases are measured apart on inputs prepared outside the timer, so
 // their sum is not the Encode time: Encode overlaps decode and convert with
-// splicing on its workers and pays page faults and GC for all of them at
-// once. The pre-dedup graph the dedup benchmark uses is built by the same
-// steps as Encode (benchPipeline); TestBenchPipelineMatchesEncode checks
-// that it gives Encode's bytes.
+// splicing, and pays page faults and GC for all of them at once. The test
+// binary has no memory limit, unlike the CLI (cmd/btfgate/memlimit.go), so
+// it collects less often. The pre-dedup graph the dedup benchmark uses is
+// built by the same steps as Encode (buildPipeline);
+// TestBenchPipelineMatchesEncode checks that it gives Encode's bytes.
 
 import (
 	"context"
 	"encoding/binary"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -140,7 +143,9 @@ func BenchmarkRead(b *testing.B) {
 }
 
 // BenchmarkDecode walks every compile unit into type tables (loader.Walker)
-// on 1 and 2 goroutines, releasing each unit's pages as Encode does.
+// on 1 and 2 goroutines, releasing each unit's pages after its walk (Encode
+// releases them once the unit is spliced), so every operation faults
+// .debug_info in from the page cache as an Encode does.
 func BenchmarkDecode(b *testing.B) {
 	path := benchCorpus(b)
 	dropBenchFixture()
@@ -514,6 +519,38 @@ func BenchmarkEncode(b *testing.B) {
 				}
 			})
 			b.ReportMetric(float64(res.Before), "types-in")
+		})
+	}
+}
+
+// BenchmarkEncodeModule is the split encode of ext4.ko on the reference
+// vmlinux BTF (loaded once, outside the timer) on 1 and 2 workers. MB/s is
+// over the module's file size.
+func BenchmarkEncodeModule(b *testing.B) {
+	if testing.Short() {
+		b.Skip("corpus benchmarks are skipped with -short")
+	}
+	dropBenchFixture()
+	ko := corpus.Module(b, "ext4")
+	base, err := LoadBase(corpus.ReferenceFile(b, "amd64.default.btf"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(ko)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, jobs := range []int{1, 2} {
+		b.Run(jobsName(jobs), func(b *testing.B) {
+			b.SetBytes(st.Size())
+			var res *Result
+			benchLoop(b, func() {
+				var err error
+				if res, err = Encode(ko, Options{Features: features.Default(), Jobs: jobs, Base: base}); err != nil {
+					b.Fatal(err)
+				}
+			})
+			b.ReportMetric(float64(res.Types.Len()), "types-out")
 		})
 	}
 }

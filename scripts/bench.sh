@@ -349,37 +349,46 @@ median() {
 column() { awk -v c="$1" '{ printf "%s%s", (NR > 1 ? ", " : ""), $c }' "$2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "null" }'; }
 
-declare -A wall cpu rss load nruns
+# minimum COLUMN FILE
+minimum() { awk -v c="$1" 'NR == 1 || $c < m { m = $c } END { print m }' "$2"; }
+
+declare -A wall wmin cpu rss load nruns
 for r in "${rows[@]}" "${once[@]}"; do
   IFS='|' read -r label target tool jobs cmd <<<"$r"
   [ "$cmd" = n/a ] && continue
   s=$(slug "$label")
   wall[$label]=$(median 1 "$work/times/$s.time")
+  wmin[$label]=$(minimum 1 "$work/times/$s.time")
   cpu[$label]=$(median 2 "$work/times/$s.time")
   rss[$label]=$(awk -v k="$(median 3 "$work/times/$s.time")" 'BEGIN { printf "%.0f", k / 1024 }')
   load[$label]=$(median 4 "$work/times/$s.time")
   nruns[$label]=$(wc -l <"$work/times/$s.time")
 done
 
-printf '\n%-20s %4s %8s %8s %8s %5s   %6s %6s %6s\n' command runs "wall s" "CPU s" "RSS MiB" load "wall x" "CPU x" "RSS x"
+# The fastest run is the one least disturbed by other load; pahole slows
+# down more than btfgate under load, so on a busy machine "min x" is the
+# fairer wall ratio.
+printf '\n%-20s %4s %8s %8s %8s %8s %5s   %6s %6s %6s %6s\n' command runs "wall s" "min s" "CPU s" "RSS MiB" load \
+  "wall x" "min x" "CPU x" "RSS x"
 json_rows=()
 for r in "${rows[@]}" "${once[@]}"; do
   IFS='|' read -r label target tool jobs cmd <<<"$r"
   if [ "$cmd" = n/a ]; then
-    printf '%-20s %4s %8s %8s %8s %5s   %6s %6s %6s\n' "$label" 0 n/a n/a n/a n/a n/a n/a n/a
+    printf '%-20s %4s %8s %8s %8s %8s %5s   %6s %6s %6s %6s\n' "$label" 0 n/a n/a n/a n/a n/a n/a n/a n/a n/a
     json_rows+=("{\"name\": \"$label\", \"target\": \"$target\", \"tool\": \"$tool\", \"jobs\": $jobs, \"supported\": false}")
     continue
   fi
-  rw=- rc=- rr=- ratios=null
+  rw=- rm=- rc=- rr=- ratios=null
   ref_label="pahole -j2 $target"
   if [ "$tool" = btfgate ] && [ -n "${wall[$ref_label]:-}" ]; then
     rw=$(ratio "${wall[$label]}" "${wall[$ref_label]}")
+    rm=$(ratio "${wmin[$label]}" "${wmin[$ref_label]}")
     rc=$(ratio "${cpu[$label]}" "${cpu[$ref_label]}")
     rr=$(ratio "${rss[$label]}" "${rss[$ref_label]}")
-    ratios="{\"wall\": $rw, \"cpu\": $rc, \"rss\": $rr}"
+    ratios="{\"wall\": $rw, \"wall_min\": $rm, \"cpu\": $rc, \"rss\": $rr}"
   fi
-  printf '%-20s %4d %8.2f %8.2f %8d %5.1f   %6s %6s %6s\n' "$label" "${nruns[$label]}" "${wall[$label]}" "${cpu[$label]}" \
-    "${rss[$label]}" "${load[$label]}" "$rw" "$rc" "$rr"
+  printf '%-20s %4d %8.2f %8.2f %8.2f %8d %5.1f   %6s %6s %6s %6s\n' "$label" "${nruns[$label]}" "${wall[$label]}" \
+    "${wmin[$label]}" "${cpu[$label]}" "${rss[$label]}" "${load[$label]}" "$rw" "$rm" "$rc" "$rr"
   phases=null
   s=$(slug "$label")
   if [ -s "$work/times/$s.phases" ]; then
@@ -398,9 +407,10 @@ for r in "${rows[@]}" "${once[@]}"; do
   fi
   tf=$work/times/$s.time
   cmd_json=$(printf '%s' "$cmd" | sed 's/\\/\\\\/g; s/"/\\"/g')
-  json_rows+=("{\"name\": \"$label\", \"target\": \"$target\", \"tool\": \"$tool\", \"jobs\": $jobs, \"supported\": true, \"runs\": ${nruns[$label]}, \"command\": \"$cmd_json\", \"wall_s\": ${wall[$label]}, \"cpu_s\": ${cpu[$label]}, \"rss_mib\": ${rss[$label]}, \"load1\": ${load[$label]}, \"ratio_to_pahole\": $ratios, \"phases\": $phases, \"wall_runs\": [$(column 1 "$tf")], \"cpu_runs\": [$(column 2 "$tf")], \"rss_kib_runs\": [$(column 3 "$tf")], \"load1_runs\": [$(column 4 "$tf")]}")
+  json_rows+=("{\"name\": \"$label\", \"target\": \"$target\", \"tool\": \"$tool\", \"jobs\": $jobs, \"supported\": true, \"runs\": ${nruns[$label]}, \"command\": \"$cmd_json\", \"wall_s\": ${wall[$label]}, \"wall_min_s\": ${wmin[$label]}, \"cpu_s\": ${cpu[$label]}, \"rss_mib\": ${rss[$label]}, \"load1\": ${load[$label]}, \"ratio_to_pahole\": $ratios, \"phases\": $phases, \"wall_runs\": [$(column 1 "$tf")], \"cpu_runs\": [$(column 2 "$tf")], \"rss_kib_runs\": [$(column 3 "$tf")], \"load1_runs\": [$(column 4 "$tf")]}")
 done
-echo "(medians of $runs rounds, -j8 once; load = median 1-minute load average before the runs; x = btfgate / pahole -j2 on the same input)"
+echo "(medians of $runs rounds, -j8 once; min = the fastest run; load = median 1-minute load average before the runs;"
+echo " x = btfgate / pahole -j2 on the same input; min x = fastest / fastest)"
 echo "load average: $loadavg_start at the start, $loadavg_end at the end"
 
 # Where we stand against the targets (wall <= 0.5x pahole, RSS <= 1.0x).
@@ -415,9 +425,10 @@ for target in vmlinux ${module:+ext4.ko}; do
   done
   [ -n "$best" ] || continue
   rw=$(ratio "${wall[$best]}" "${wall[$ref_label]}")
+  rm=$(ratio "${wmin[$best]}" "${wmin[$ref_label]}")
   rr=$(ratio "${rss[$best]}" "${rss[$ref_label]}")
   met() { awk -v r="$1" -v t="$2" 'BEGIN { print (r <= t ? "met" : "not met") }'; }
-  echo "targets $target (fastest: $best): wall ${rw}x pahole (target <= 0.50: $(met "$rw" 0.5)), RSS ${rr}x (target <= 1.00: $(met "$rr" 1.0))"
+  echo "targets $target (fastest: $best): wall ${rw}x pahole, fastest runs ${rm}x (target <= 0.50: $(met "$rw" 0.5) by medians, $(met "$rm" 0.5) by fastest runs), RSS ${rr}x (target <= 1.00: $(met "$rr" 1.0))"
 done
 
 trace_json=()

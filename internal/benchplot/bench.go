@@ -36,6 +36,7 @@ type Row struct {
 	Supported bool      `json:"supported"`
 	Runs      int       `json:"runs"`
 	Wall      float64   `json:"wall_s"`
+	WallMin   float64   `json:"wall_min_s"` // the fastest run
 	CPU       float64   `json:"cpu_s"`
 	RSS       float64   `json:"rss_mib"`
 	Load      float64   `json:"load1"`
@@ -47,9 +48,10 @@ type Row struct {
 
 // Ratios are btfgate's medians over pahole's on the same input.
 type Ratios struct {
-	Wall float64 `json:"wall"`
-	CPU  float64 `json:"cpu"`
-	RSS  float64 `json:"rss"`
+	Wall    float64 `json:"wall"`
+	WallMin float64 `json:"wall_min"` // fastest over fastest
+	CPU     float64 `json:"cpu"`
+	RSS     float64 `json:"rss"`
 }
 
 // Phase is one phase's median (rows) or measured (traces) wall time.
@@ -199,19 +201,20 @@ func (b *Bench) phaseNames() []string {
 }
 
 func writeMarkdown(w io.Writer, b *Bench) {
-	fmt.Fprintf(w, "| command | runs | wall s | CPU s | peak RSS MiB | load | wall × pahole | CPU × pahole | RSS × pahole |\n")
-	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(w, "| command | runs | wall s | fastest s | CPU s | peak RSS MiB | load | wall × pahole | fastest × pahole | CPU × pahole | RSS × pahole |\n")
+	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range b.Rows {
 		if !r.Supported {
-			fmt.Fprintf(w, "| %s | – | n/a | n/a | n/a | | | | |\n", r.Name)
+			fmt.Fprintf(w, "| %s | – | n/a | n/a | n/a | n/a | | | | | |\n", r.Name)
 			continue
 		}
-		rw, rc, rr := "", "", ""
+		rw, rm, rc, rr := "", "", "", ""
 		if r.Ratio != nil {
-			rw, rc, rr = fmt.Sprintf("%.2f", r.Ratio.Wall), fmt.Sprintf("%.2f", r.Ratio.CPU), fmt.Sprintf("%.2f", r.Ratio.RSS)
+			rw, rm = fmt.Sprintf("%.2f", r.Ratio.Wall), fmt.Sprintf("%.2f", r.Ratio.WallMin)
+			rc, rr = fmt.Sprintf("%.2f", r.Ratio.CPU), fmt.Sprintf("%.2f", r.Ratio.RSS)
 		}
-		fmt.Fprintf(w, "| %s | %d | %.2f | %.2f | %.0f | %.1f | %s | %s | %s |\n",
-			r.Name, r.Runs, r.Wall, r.CPU, r.RSS, r.Load, rw, rc, rr)
+		fmt.Fprintf(w, "| %s | %d | %.2f | %.2f | %.2f | %.0f | %.1f | %s | %s | %s | %s |\n",
+			r.Name, r.Runs, r.Wall, r.WallMin, r.CPU, r.RSS, r.Load, rw, rm, rc, rr)
 	}
 	names := b.phaseNames()
 	if len(names) == 0 {

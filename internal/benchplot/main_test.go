@@ -16,11 +16,12 @@ const sample = `{
   "kernel": "/k", "module": "/m", "load_average_start": "1.00 1.00 1.00", "load_average_end": "2.00 1.00 1.00",
   "rows": [
     {"name": "btfgate -j1 vmlinux", "target": "vmlinux", "tool": "btfgate", "jobs": 1, "supported": true, "runs": 3,
-     "wall_s": 6, "cpu_s": 5.5, "rss_mib": 700, "load1": 1.5, "ratio_to_pahole": {"wall": 1.5, "cpu": 0.8, "rss": 1.4},
+     "wall_s": 6, "wall_min_s": 5.5, "cpu_s": 5.5, "rss_mib": 700, "load1": 1.5,
+     "ratio_to_pahole": {"wall": 1.5, "wall_min": 1.38, "cpu": 0.8, "rss": 1.4},
      "phases": [{"name": "read", "seconds": 0.01}, {"name": "decode+convert", "seconds": 4}, {"name": "dedup", "seconds": 1.8},
                 {"name": "startup+exit", "seconds": 0.1}]},
     {"name": "pahole -j2 vmlinux", "target": "vmlinux", "tool": "pahole", "jobs": 2, "supported": true, "runs": 3,
-     "wall_s": 4, "cpu_s": 6.8, "rss_mib": 500, "load1": 1.2, "ratio_to_pahole": null, "phases": null},
+     "wall_s": 4, "wall_min_s": 4, "cpu_s": 6.8, "rss_mib": 500, "load1": 1.2, "ratio_to_pahole": null, "phases": null},
     {"name": "btfgate -j1 ext4.ko", "target": "ext4.ko", "tool": "btfgate", "jobs": 1, "supported": false}
   ],
   "determinism": [{"target": "vmlinux", "jobs": [1, 2, 8], "identical": true}],
@@ -55,7 +56,7 @@ func TestRender(t *testing.T) {
 			t.Fatalf("the SVG is not well-formed XML: %v", err)
 		}
 	}
-	for _, want := range []string{"decode+convert", "≤0.5× pahole", "polyline", "vmlinux -j1/-j2/-j8 outputs identical"} {
+	for _, want := range []string{"decode+convert", "≤0.5× pahole", "fastest 5.50 s (1.38×)", "polyline", "vmlinux -j1/-j2/-j8 outputs identical"} {
 		if !bytes.Contains(svg, []byte(want)) {
 			t.Errorf("the SVG lacks %q", want)
 		}
@@ -65,7 +66,7 @@ func TestRender(t *testing.T) {
 	// [0.2, 0.21] (no sample: interpolated), decode+convert [0.21, 4.21]
 	// (peak 500 at 3.0), dedup [4.21, 6.2] (peak 700 at 4.5).
 	for _, want := range []string{
-		"| btfgate -j1 vmlinux | 3 | 6.00 | 5.50 | 700 | 1.5 | 1.50 | 0.80 | 1.40 |",
+		"| btfgate -j1 vmlinux | 3 | 6.00 | 5.50 | 5.50 | 700 | 1.5 | 1.50 | 1.38 | 0.80 | 1.40 |",
 		"| decode+convert | 500 |", "| dedup | 700 |", "| read | ≈", "| startup | 5 |",
 	} {
 		if !strings.Contains(text, want) {

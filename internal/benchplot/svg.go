@@ -214,7 +214,7 @@ func targetPanel(c *canvas, b *Bench, target string, col colours) {
 		maxR = math.Max(maxR, r.RSS)
 	}
 	// Leave room right of the longest bars for their labels.
-	maxT = niceCeil(maxT * 1.35)
+	maxT = niceCeil(maxT * 1.75)
 	maxR = niceCeil(maxR * 1.3)
 	top := c.y
 	bottom := top + float64(len(rows))*rowH + 4
@@ -253,6 +253,14 @@ func targetPanel(c *canvas, b *Bench, target string, col colours) {
 			tw += fmt.Sprintf(" (%.2f×)", r.Ratio.Wall)
 			tc += fmt.Sprintf(" (%.2f×)", r.Ratio.CPU)
 		}
+		if r.Runs > 1 && r.WallMin > 0 {
+			// the fastest run: a dotted tick
+			c.line(wallX+sx(r.WallMin), y-3, wallX+sx(r.WallMin), y+barH+3, "#000", `stroke-width="1" stroke-dasharray="2,2"`)
+			tw += fmt.Sprintf(" · fastest %.2f s", r.WallMin)
+			if r.Ratio != nil {
+				tw += fmt.Sprintf(" (%.2f×)", r.Ratio.WallMin)
+			}
+		}
 		tx := wallX + math.Max(sx(r.Wall), sx(r.CPU)) + 6
 		c.text(tx, y+barH-4, "start", `font-size="11"`, tw)
 		c.text(tx, y+barH+8, "start", `font-size="10" fill="#333"`, tc)
@@ -273,6 +281,11 @@ func targetPanel(c *canvas, b *Bench, target string, col colours) {
 		x := wallX + wallW*0.5*ph.Wall/maxT
 		c.line(x, top, x, bottom, targetColor, `stroke-width="1.5" stroke-dasharray="4,3"`)
 		c.text(x+3, top+2, "start", `fill="#C00000" font-size="10"`, "≤0.5× pahole")
+		if ph.WallMin > 0 && ph.WallMin < ph.Wall {
+			xm := wallX + wallW*0.5*ph.WallMin/maxT
+			c.line(xm, top, xm, bottom, targetColor, `stroke-width="1" stroke-dasharray="1,3"`)
+			c.text(xm-3, top+2, "end", `fill="#C00000" font-size="10"`, "≤0.5× pahole's fastest")
+		}
 		x = rssX + rssW*ph.RSS/maxR
 		c.line(x, top, x, bottom, targetColor, `stroke-width="1.5" stroke-dasharray="4,3"`)
 		c.text(x-3, top+2, "end", `fill="#C00000" font-size="10"`, "≤1.0× pahole")
