@@ -242,18 +242,31 @@ func (d *deduper) resolve(id uint32) uint32 {
 	return d.resolveChain(id)
 }
 
+// resolveChain is resolve for a mapped id. It shortens the chain it walked
+// (path compression): every id on it is mapped to the end. libbpf walks the
+// chain each time; the result is the same, because the map is only ever
+// written at chain ends (an id being processed, or the canonical end of a
+// resolved chain), so a later write extends a chain and never reroutes its
+// middle.
 func (d *deduper) resolveChain(id uint32) uint32 {
+	end := id
 	for steps := uint32(0); ; steps++ {
-		c := d.canon[id]
-		if c > maxMappedID || c == id {
-			return id
+		c := d.canon[end]
+		if c > maxMappedID || c == end {
+			break
 		}
 		if steps > d.n {
 			d.fail(fmt.Errorf("type %d: cycle in the canonical type map", id))
 			return id
 		}
-		id = c
+		end = c
 	}
+	for id != end {
+		next := d.canon[id]
+		d.canon[id] = end
+		id = next
+	}
+	return end
 }
 
 // resolveFwd returns the struct/union a FWD resolves to, else id itself

@@ -106,6 +106,7 @@ func Encode(path string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res.Units = len(in.Units)
+	in.ReleaseDebug()
 	lap("decode+convert")
 
 	groups := groupStates(all, states, elf, opts.Features, fo.relocatable)
@@ -270,9 +271,9 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSect
 			close(stop)
 			break
 		}
-		// The unit's DWARF is read (inline names included, which splicing
-		// copies): its pages need not stay resident.
-		in.ReleaseUnit(&units[i])
+		// The units up to this one are read (inline names included, which
+		// splicing copies): their pages need not stay resident.
+		in.ReleaseInfoBefore(units[i].End)
 		globalize(r.states, shift, splicer.Intern)
 		select {
 		case free <- r.frag:

@@ -18,7 +18,9 @@ type Input struct {
 	DebugStr, DebugLineStr []byte
 	InfoSize               int
 
-	info []byte
+	info     []byte
+	secs     map[string][]byte // the debug sections, for ReleaseDebug
+	released int               // .debug_info before this offset is released
 }
 
 // debugSectionNames are the sections the DWARF reader uses.
@@ -81,7 +83,7 @@ func newInput(f *elffile.File) (*Input, error) {
 	f.Release(secs[".debug_info"])
 	return &Input{Path: f.Path, ELF: f, DWARF: d, Units: units,
 		DebugStr: secs[".debug_str"], DebugLineStr: secs[".debug_line_str"], InfoSize: len(secs[".debug_info"]),
-		info: secs[".debug_info"]}, nil
+		info: secs[".debug_info"], secs: secs}, nil
 }
 
 // Close unmaps the file. Strings taken from the input are invalid afterwards.
@@ -101,4 +103,36 @@ func (in *Input) ReleaseUnit(u *dwarf.Unit) {
 	if int(u.End) <= len(in.info) && u.Offset < u.End {
 		in.ELF.Release(in.info[u.Offset:u.End])
 	}
+}
+
+// ReleaseInfoBefore lets go the pages of .debug_info before off, once every
+// unit there has been walked. Calls with growing offsets release what the
+// earlier calls could not: pages shared by two units, released only when
+// both are done. Releasing is only a hint (see elffile.File.Release):
+// reading the data again faults it back in.
+func (in *Input) ReleaseInfoBefore(off uint64) {
+	if off > uint64(len(in.info)) {
+		off = uint64(len(in.info))
+	}
+	if int(off) <= in.released {
+		return
+	}
+	// Start a page early: the page holding the last call's end was partly
+	// in use then, so Release (whole pages only) kept it.
+	from := max(in.released-pageSize, 0)
+	in.ELF.Release(in.info[from:off])
+	in.released = int(off)
+}
+
+// pageSize is the largest page size of the systems we run on that matters
+// here; releasing is a hint, so a larger real page size only keeps more.
+const pageSize = 64 << 10
+
+// ReleaseDebug lets go the pages of every debug section once the units are
+// walked: later phases read only a few names from them.
+func (in *Input) ReleaseDebug() {
+	for _, b := range in.secs {
+		in.ELF.Release(b)
+	}
+	in.released = len(in.info)
 }
