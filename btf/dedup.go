@@ -27,6 +27,39 @@ import (
 // the result gets a new table holding only the referenced strings in order of
 // first reference.
 func Dedup(t *Types) (*Types, error) {
+	s, err := StartDedup(t)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Structs(); err != nil {
+		return nil, err
+	}
+	return s.Finish()
+}
+
+// A Deduplication is a Dedup done in steps, so that its longest passes
+// can run while the caller appends the last types: StartDedup sets it up
+// on the types t holds, Structs runs the passes over primitive and
+// struct/union types, and Finish takes in what was appended to t since
+// StartDedup and runs the rest.
+//
+// Between StartDedup and Finish, t may grow only by types that those
+// passes skip and that nothing before them refers to, which holds for
+// every type appended later: FUNC, FUNC_PROTO, PTR, CONST, VOLATILE,
+// RESTRICT, TYPEDEF, TYPE_TAG, ARRAY, DECL_TAG, VAR and DATASEC, and by
+// strings. The result is then Dedup's on the grown t, because libbpf's
+// primitive and struct passes never look at types of the other kinds
+// except through references, and references only go from later types to
+// earlier ones here. Structs may run on another goroutine than the one
+// appending to t: it reads only what t held at StartDedup.
+type Deduplication struct {
+	d       *deduper
+	structs bool // the primitive and struct passes have run
+	err     error
+}
+
+// StartDedup checks t and sets up its dedup.
+func StartDedup(t *Types) (*Deduplication, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
 	}
@@ -40,30 +73,76 @@ func Dedup(t *Types) (*Types, error) {
 	if err != nil {
 		return nil, fmt.Errorf("btf: dedup: %w", err)
 	}
-	steps := []struct {
-		name string
-		fn   func() error
-	}{
-		{"prep", d.prep},
-		{"strings", d.dedupStrings},
-		{"primitive types", d.primTypes},
-		{"struct types", d.structTypes},
+	return &Deduplication{d: d}, nil
+}
+
+// Structs runs the passes up to the struct/union pass. A table whose
+// strings need deduplicating (one from Parse) leaves them to Finish, since
+// string dedup rewrites every type.
+func (s *Deduplication) Structs() error {
+	if s.structs || s.err != nil || !s.d.strs.deduped {
+		return s.err
+	}
+	s.structs = true
+	s.err = s.d.run([]dedupStep{
+		{"prep", s.d.prep},
+		{"strings", s.d.dedupStrings},
+		{"primitive types", s.d.primTypes},
+		{"struct types", s.d.structTypes},
+	})
+	return s.err
+}
+
+// Finish takes in the types appended to t since StartDedup, runs the
+// remaining passes and returns the deduplicated, compacted types.
+func (s *Deduplication) Finish() (*Types, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	d := s.d
+	if err := d.extend(s.structs); err != nil {
+		return nil, fmt.Errorf("btf: dedup: %w", err)
+	}
+	var steps []dedupStep
+	if !s.structs {
+		steps = append(steps, []dedupStep{
+			{"prep", d.prep},
+			{"strings", d.dedupStrings},
+			{"primitive types", d.primTypes},
+			{"struct types", d.structTypes},
+		}...)
+	}
+	steps = append(steps, []dedupStep{
 		{"forward declarations", d.resolveFwds},
 		{"reference types", d.refTypes},
-	}
-	for _, s := range steps {
-		if err := s.fn(); err != nil {
-			return nil, fmt.Errorf("btf: dedup %s: %w", s.name, err)
-		}
-		if d.err != nil {
-			return nil, fmt.Errorf("btf: dedup %s: %w", s.name, d.err)
-		}
+	}...)
+	if err := d.run(steps); err != nil {
+		return nil, err
 	}
 	out, err := d.compact()
 	if err != nil {
 		return nil, fmt.Errorf("btf: dedup compaction: %w", err)
 	}
 	return out, nil
+}
+
+// dedupStep is one pass of the dedup.
+type dedupStep struct {
+	name string
+	fn   func() error
+}
+
+// run runs steps in order and returns the first error, naming its pass.
+func (d *deduper) run(steps []dedupStep) error {
+	for _, s := range steps {
+		if err := s.fn(); err != nil {
+			return fmt.Errorf("btf: dedup %s: %w", s.name, err)
+		}
+		if d.err != nil {
+			return fmt.Errorf("btf: dedup %s: %w", s.name, d.err)
+		}
+	}
+	return nil
 }
 
 // Sentinels of the canonical map (BTF_UNPROCESSED_ID, BTF_IN_PROGRESS_ID) and
@@ -113,6 +192,11 @@ type deduper struct {
 	refWords []uint32
 	scratch  []uint32
 
+	// Where the own types' words start in words, and whether words is the
+	// own types' array itself (see extend).
+	ownShift uint32
+	aliased  bool
+
 	err error // first internal error (e.g. a cycle in the canonical map)
 }
 
@@ -140,6 +224,7 @@ func newDeduper(t *Types) (*deduper, error) {
 	// base and own types must share one array.
 	if len(chain) == 1 && t.Strings.deduped {
 		d.words = t.words
+		d.aliased = true
 	} else {
 		total := 0
 		for _, b := range chain {
@@ -158,6 +243,7 @@ func newDeduper(t *Types) (*deduper, error) {
 		if err := d.initTypes(b, uint32(id), shift); err != nil {
 			return nil, err
 		}
+		d.ownShift = shift // the last round is t's own types
 		id += b.Len()
 	}
 	d.canon[0], d.hypot[0] = 0, unprocessedID // void is canonical
@@ -217,6 +303,45 @@ func (d *deduper) initRange(b *Types, first, shift uint32, lo, hi int) error {
 		}
 		d.offs[id], d.kinds[id], d.canon[id], d.hypot[id] = b.offs[j]+shift, k, c, unprocessedID
 	}
+	return nil
+}
+
+// extend takes in the types appended to d.src since newDeduper. After the
+// struct pass (structsDone) they must be of kinds that pass and the
+// primitive one skip; see Deduplication.
+func (d *deduper) extend(structsDone bool) error {
+	t := d.src
+	have := int(d.n - d.start)
+	if t.Len() == have {
+		return nil
+	}
+	if t.Len() < have {
+		return fmt.Errorf("%d types taken in, but only %d left", have, t.Len())
+	}
+	if d.aliased {
+		d.words = t.words
+	} else {
+		d.words = append(d.words, t.words[t.offs[have]:]...)
+	}
+	n := d.start + uint32(t.Len())
+	add := int(n - d.n)
+	d.offs = append(d.offs[:d.n], make([]uint32, add+1)...)
+	d.kinds = append(d.kinds, make([]Kind, add)...)
+	d.canon = append(d.canon, make([]uint32, add)...)
+	d.hypot = append(d.hypot, make([]uint32, add)...)
+	if err := d.initRange(t, d.start, d.ownShift, have, t.Len()); err != nil {
+		return err
+	}
+	if structsDone {
+		for id := d.n; id < n; id++ {
+			switch k := d.kinds[id]; k {
+			case KindInt, KindFloat, KindFwd, KindEnum, KindEnum64, KindStruct, KindUnion:
+				return fmt.Errorf("type %d (%v) was added after the struct pass", id, k)
+			}
+		}
+	}
+	d.n = n
+	d.offs[n] = uint32(len(d.words))
 	return nil
 }
 

@@ -109,6 +109,23 @@ func Encode(path string, opts Options) (*Result, error) {
 	in.ReleaseDebug()
 	lap("decode+convert")
 
+	// The dedup's longest passes (primitive and struct types) run beside
+	// facts, policy and functions, which append only types those passes
+	// skip (see btf.Deduplication): same result, less wall time.
+	var dedup *btf.Deduplication
+	var structsErr error
+	structsDone := make(chan struct{})
+	if !opts.DecideOnly {
+		if dedup, err = btf.StartDedup(all); err != nil {
+			return nil, fmt.Errorf("%s: dedup: %w", path, err)
+		}
+		go func() {
+			defer close(structsDone)
+			structsErr = dedup.Structs()
+		}()
+		defer func() { <-structsDone }() // on early returns too
+	}
+
 	groups := groupStates(all, states, elf, opts.Features, fo.relocatable)
 	res.Functions = groupFacts(groups, elf, in.SectionName, opts.Features, opts.Detail)
 	if opts.Detail {
@@ -145,7 +162,11 @@ func Encode(path string, opts Options) (*Result, error) {
 	res.Before = all.Len()
 	lap("functions")
 
-	deduped, err := btf.Dedup(all)
+	<-structsDone
+	if structsErr != nil {
+		return nil, fmt.Errorf("%s: dedup: %w", path, structsErr)
+	}
+	deduped, err := dedup.Finish()
 	if err != nil {
 		return nil, fmt.Errorf("%s: dedup: %w", path, err)
 	}

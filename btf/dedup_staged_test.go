@@ -1,0 +1,105 @@
+package btf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"testing"
+)
+
+// appendFuncTypes appends to t what the function phase of an encode
+// appends after the units: per some existing type, a prototype returning it,
+// a FUNC, a pointer, a type tag and a decl tag, then a DATASEC-free tail.
+func appendFuncTypes(t *Types, every int) {
+	n := t.Len()
+	for id := t.FirstID(); int(id) < int(t.FirstID())+n; id += TypeID(every) {
+		k := t.Kind(id)
+		if k == KindVar || k == KindDatasec || k == KindDeclTag || k == KindFunc {
+			continue
+		}
+		proto := t.AddFuncProto(id, []Param{{Name: t.Strings.Add("p"), Type: id}})
+		fn := t.AddFunc(t.Strings.Add("f"), proto, FuncStatic)
+		t.AddDeclTag(t.Strings.Add("tag"), fn, -1)
+		tag := t.AddTypeTag(t.Strings.Add("address_space(1)"), id, true)
+		t.AddRef(KindPtr, 0, tag)
+	}
+}
+
+// TestDedupStagedMatchesDedup checks the contract of Deduplication: the
+// struct pass run while reference types are appended (on another
+// goroutine, so that -race checks the sharing), then Finish, gives Dedup's
+// bytes on the grown types, for plain and split BTF.
+func TestDedupStagedMatchesDedup(t *testing.T) {
+	for seed := range uint64(60) {
+		var base *Types
+		if seed%3 == 2 {
+			b, err := Dedup(randomCUs(seed+1000, 3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			base = b
+		}
+		build := func() *Types {
+			cus := randomUniverseCUs(seed, 6)
+			if base == nil {
+				return cus
+			}
+			split := NewSplitTypes(base)
+			if err := split.Append(cus, nil); err != nil {
+				t.Fatal(err)
+			}
+			return split
+		}
+		full := build()
+		appendFuncTypes(full, 1+int(seed%4))
+		want, err := Dedup(full)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+
+		staged := build()
+		s, err := StartDedup(staged)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- s.Structs() }()
+		appendFuncTypes(staged, 1+int(seed%4))
+		if err := <-done; err != nil {
+			t.Fatalf("seed %d: structs: %v", seed, err)
+		}
+		got, err := s.Finish()
+		if err != nil {
+			t.Fatalf("seed %d: finish: %v", seed, err)
+		}
+		wb, err := want.Marshal(binary.LittleEndian)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gb, err := got.Marshal(binary.LittleEndian)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(wb, gb) {
+			t.Fatalf("seed %d: staged dedup differs:\n%s\nwant\n%s", seed, formatTypes(got), formatTypes(want))
+		}
+	}
+}
+
+// TestDedupStagedRefusesLateStructs: a struct appended after the struct
+// pass would escape it; Finish says so instead of deduplicating wrongly.
+func TestDedupStagedRefusesLateStructs(t *testing.T) {
+	ty := randomCUs(7, 3)
+	s, err := StartDedup(ty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Structs(); err != nil {
+		t.Fatal(err)
+	}
+	id := ty.AddStruct(false, ty.Strings.Add("late"), 0, nil)
+	_, err = s.Finish()
+	if err == nil || !strings.Contains(err.Error(), "added after the struct pass") {
+		t.Fatalf("Finish = %v, want an error naming the late struct %d", err, id)
+	}
+}
