@@ -46,8 +46,8 @@ func Dedup(t *Types) (*Types, error) {
 // Between StartDedup and Finish, t may grow only by types that those
 // passes skip and that nothing before them refers to, which holds for
 // every type appended later: FUNC, FUNC_PROTO, PTR, CONST, VOLATILE,
-// RESTRICT, TYPEDEF, TYPE_TAG, ARRAY, DECL_TAG, VAR and DATASEC, and by
-// strings. The result is then Dedup's on the grown t, because libbpf's
+// RESTRICT, TYPE_TAG, ARRAY, DECL_TAG, VAR and DATASEC (not TYPEDEF, which
+// libbpf dedups in the struct pass), and by strings. The result is then Dedup's on the grown t, because libbpf's
 // primitive and struct passes never look at types of the other kinds
 // except through references, and references only go from later types to
 // earlier ones here. Structs may run on another goroutine than the one
@@ -335,7 +335,7 @@ func (d *deduper) extend(structsDone bool) error {
 	if structsDone {
 		for id := d.n; id < n; id++ {
 			switch k := d.kinds[id]; k {
-			case KindInt, KindFloat, KindFwd, KindEnum, KindEnum64, KindStruct, KindUnion:
+			case KindInt, KindFloat, KindFwd, KindEnum, KindEnum64, KindStruct, KindUnion, KindTypedef:
 				return fmt.Errorf("type %d (%v) was added after the struct pass", id, k)
 			}
 		}

@@ -3,6 +3,7 @@ package btf
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -86,8 +87,9 @@ func TestDedupStagedMatchesDedup(t *testing.T) {
 	}
 }
 
-// TestDedupStagedRefusesLateStructs: a struct appended after the struct
-// pass would escape it; Finish says so instead of deduplicating wrongly.
+// TestDedupStagedRefusesLateStructs: a typedef (deduplicated in the struct
+// pass) appended after the struct pass would escape it; Finish says so
+// instead of deduplicating wrongly.
 func TestDedupStagedRefusesLateStructs(t *testing.T) {
 	ty := randomCUs(7, 3)
 	s, err := StartDedup(ty)
@@ -97,9 +99,9 @@ func TestDedupStagedRefusesLateStructs(t *testing.T) {
 	if err := s.Structs(); err != nil {
 		t.Fatal(err)
 	}
-	id := ty.AddStruct(false, ty.Strings.Add("late"), 0, nil)
+	id := ty.AddRef(KindTypedef, ty.Strings.Add("late"), 1)
 	_, err = s.Finish()
-	if err == nil || !strings.Contains(err.Error(), "added after the struct pass") {
-		t.Fatalf("Finish = %v, want an error naming the late struct %d", err, id)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("type %d (TYPEDEF) was added after the struct pass", id)) {
+		t.Fatalf("Finish = %v, want an error naming the late typedef %d", err, id)
 	}
 }
