@@ -117,7 +117,23 @@ type frame struct {
 // NewWalker returns a Walker over data, whose ELF file has byte order
 // order (DWARF 2-4 bitfield offsets depend on it).
 func NewWalker(data *dwarf.Data, order binary.ByteOrder, opts WalkOptions) *Walker {
-	return &Walker{data: data, opts: opts, r: data.NewReader(), order: order, littleEndian: order == binary.LittleEndian}
+	r := data.NewReader()
+	r.Keep(walkedAttrs())
+	return &Walker{data: data, opts: opts, r: r, order: order, littleEndian: order == binary.LittleEndian}
+}
+
+// walkedAttrs are the attributes the walk reads; the reader skips the
+// others (DW_AT_decl_file, _line and _column above all, half of a member's
+// attributes) without decoding them. A new attribute read anywhere in this
+// package must be added here: TestWalkedAttrsCoverWalk checks it.
+func walkedAttrs() *dwarf.AttrSet {
+	return dwarf.NewAttrSet(
+		dwarf.AttrAbstractOrigin, dwarf.AttrArtificial, dwarf.AttrBitOffset, dwarf.AttrBitSize,
+		dwarf.AttrByteSize, dwarf.AttrCallingConvention, dwarf.AttrConstValue, dwarf.AttrCount,
+		dwarf.AttrDataBitOffset, dwarf.AttrDataMemberLocation, dwarf.AttrDeclaration, dwarf.AttrEncoding,
+		dwarf.AttrExternal, dwarf.AttrGNUVector, dwarf.AttrInline, dwarf.AttrLocation, dwarf.AttrLowPc,
+		dwarf.AttrName, dwarf.AttrNoreturn, dwarf.AttrSpecification, dwarf.AttrType, dwarf.AttrUpperBound,
+	)
 }
 
 // Walk decodes unit u into t (which it resets first).

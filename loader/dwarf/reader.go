@@ -37,6 +37,50 @@ type Reader struct {
 	err     error
 	root    Entry // scratch entry for Seek
 	scratch abbrevScratch
+
+	// keep, when set, selects the attributes Next returns (see Keep); the
+	// others are skipped without being decoded.
+	keep *AttrSet
+}
+
+// An AttrSet is a set of attribute codes (DWARF's end at 0x3fff).
+type AttrSet [0x4000 / 64]uint64
+
+// NewAttrSet returns the set of attrs.
+func NewAttrSet(attrs ...Attr) *AttrSet {
+	var s AttrSet
+	for _, a := range attrs {
+		s.Add(a)
+	}
+	return &s
+}
+
+// Add adds a to s; codes past 0x3fff are ignored.
+func (s *AttrSet) Add(a Attr) {
+	if a < 0x4000 {
+		s[a>>6] |= 1 << (a & 63)
+	}
+}
+
+// Has reports whether a is in s.
+func (s *AttrSet) Has(a Attr) bool { return a < 0x4000 && s[a>>6]&(1<<(a&63)) != 0 }
+
+// Keep makes Next return only the attributes in set (nil: all), skipping
+// the others undecoded: a walk that needs a few attributes of each DIE
+// then pays little for the rest. DW_AT_sibling is always kept (SkipChildren
+// uses it), and so are the attributes Seek reads from the unit's root.
+// Values of skipped attributes are not checked (a bad string offset in one
+// goes unnoticed).
+func (r *Reader) Keep(set *AttrSet) {
+	if set != nil {
+		cp := *set
+		for _, a := range []Attr{AttrSibling, AttrStrOffsetsBase, AttrAddrBase, AttrGNUAddrBase,
+			AttrLoclistsBase, AttrRnglistsBase, AttrLowPc, AttrProducer, AttrName, AttrLanguage} {
+			cp.Add(a)
+		}
+		set = &cp
+	}
+	r.keep = set
 }
 
 // NewReader returns a Reader for d. Call Seek before Next. Readers are
@@ -256,9 +300,23 @@ func (r *Reader) Next(e *Entry) bool {
 	e.Fields = fields
 	specs := ab.specs[:len(fields)]
 	le := r.le
-	for i := range fields {
+	keep := r.keep
+	sibling := uint64(0)
+	j := 0
+	for i := range specs {
 		s := &specs[i]
-		f := &fields[i]
+		if keep != nil && keep[s.attr>>6]&(1<<(s.attr&63)) == 0 {
+			if s.size >= 0 {
+				pos += int(s.size)
+				continue
+			}
+			if pos = r.skip(s.kind, int(s.size), pos); pos < 0 {
+				return false
+			}
+			continue
+		}
+		f := &fields[j]
+		j++
 		f.Attr, f.Form, f.Class, f.Signed = Attr(s.attr), s.form, s.class, false
 		switch s.fast {
 		case fastU1, fastRef1, fastFlag:
@@ -343,11 +401,31 @@ func (r *Reader) Next(e *Entry) bool {
 			}
 		}
 	}
+	if pos > len(info) { // skipped fixed-size attributes ran past the end
+		r.truncated(len(info), "attribute value")
+		return false
+	}
+	e.Fields = fields[:j]
 	r.pos = pos
 	r.lastChildren = ab.children
-	r.lastSibling = 0
 	if ab.sibling >= 0 {
-		r.lastSibling = fields[ab.sibling].Val
+		sibling = e.Fields[r.siblingIndex(ab)].Val
 	}
+	r.lastSibling = sibling
 	return true
+}
+
+// siblingIndex is the index in the fields Next returned for ab of its
+// DW_AT_sibling (kept always, see Keep).
+func (r *Reader) siblingIndex(ab *abbrev) int {
+	if r.keep == nil {
+		return int(ab.sibling)
+	}
+	j := 0
+	for i := range ab.specs[:ab.sibling] {
+		if r.keep.Has(Attr(ab.specs[i].attr)) {
+			j++
+		}
+	}
+	return j
 }

@@ -106,7 +106,7 @@ func (r *Reader) value(f *Field, kind uint8, size int, implicit int64, pos int) 
 			r.truncated(pos, "DW_FORM_string")
 			return -1
 		}
-		f.Bytes = info[pos : pos+i : pos+i]
+		f.Val, f.Bytes = 0, info[pos:pos+i:pos+i]
 		return pos + i + 1
 	case kBlock1, kBlock2, kBlock4, kBlock, kExprloc, kData16:
 		at := pos
