@@ -37,24 +37,41 @@ func Dedup(t *Types) (*Types, error) {
 	return s.Finish()
 }
 
-// A Deduplication is a Dedup done in steps, so that its longest passes
-// can run while the caller appends the last types: StartDedup sets it up
-// on the types t holds, Structs runs the passes over primitive and
-// struct/union types, and Finish takes in what was appended to t since
-// StartDedup and runs the rest.
+// A Deduplication is a Dedup done in steps, so that its passes can run
+// while the types are still being produced. StartDedup sets it up on the
+// types t holds; Structs runs the passes over primitive and
+// struct/union/typedef types (btf_dedup_prim_types, btf_dedup_struct_types)
+// on them; Finish takes in what was appended to t since and runs the rest.
+// Between StartDedup and Finish, t may grow only by types that those two
+// passes skip and that nothing before them refers to: FUNC, FUNC_PROTO,
+// PTR, CONST, VOLATILE, RESTRICT, TYPE_TAG, ARRAY, DECL_TAG, VAR and DATASEC
+// (not TYPEDEF, which libbpf dedups in the struct pass), and by strings.
+// Finish refuses other kinds. Structs may run on another goroutine than
+// the one appending to t: it reads only what t held at StartDedup. The
+// result is Dedup's on the grown t: libbpf's primitive and struct passes
+// never look at types of the other kinds except through references, and
+// references only go from later types to earlier ones here.
 //
-// Between StartDedup and Finish, t may grow only by types that those
-// passes skip and that nothing before them refers to, which holds for
-// every type appended later: FUNC, FUNC_PROTO, PTR, CONST, VOLATILE,
-// RESTRICT, TYPE_TAG, ARRAY, DECL_TAG, VAR and DATASEC (not TYPEDEF, which
-// libbpf dedups in the struct pass), and by strings. The result is then Dedup's on the grown t, because libbpf's
-// primitive and struct passes never look at types of the other kinds
-// except through references, and references only go from later types to
-// earlier ones here. Structs may run on another goroutine than the one
-// appending to t: it reads only what t held at StartDedup.
+// A pipelined Deduplication (StartPipelinedDedup) goes further: Advance
+// takes in the types appended since the last call, in batches, and runs
+// the two passes on each batch as it comes, so that they overlap with
+// producing the next batches. The types of a batch must refer only to
+// types of the same batch or earlier ones (an encode's batches are its
+// compile units); Finish then takes in the function types. See
+// pipelined.go for why the result is still Dedup's, and when Finish has to
+// start over to make sure of it.
+//
+// Advance may run on another goroutine than the one appending to t, given
+// a View of t taken by the appending goroutine: it reads nothing else of t.
+// Finish runs where t is appended to, once appending is over.
 type Deduplication struct {
+	// Restarted says why Finish of a pipelined dedup started over ("" if
+	// it did not).
+	Restarted string
+
 	d       *deduper
-	structs bool // the primitive and struct passes have run
+	prepped bool   // prep has run
+	done    uint32 // ids below it went through the primitive and struct passes
 	err     error
 }
 
@@ -73,49 +90,94 @@ func StartDedup(t *Types) (*Deduplication, error) {
 	if err != nil {
 		return nil, fmt.Errorf("btf: dedup: %w", err)
 	}
-	return &Deduplication{d: d}, nil
+	return &Deduplication{d: d, done: d.start}, nil
 }
 
-// Structs runs the passes up to the struct/union pass. A table whose
-// strings need deduplicating (one from Parse) leaves them to Finish, since
-// string dedup rewrites every type.
-func (s *Deduplication) Structs() error {
-	if s.structs || s.err != nil || !s.d.strs.deduped {
+// StartPipelinedDedup is StartDedup for a pipelined dedup (see
+// Deduplication): call Advance after each batch of types appended to t.
+func StartPipelinedDedup(t *Types) (*Deduplication, error) {
+	s, err := StartDedup(t)
+	if err != nil {
+		return nil, err
+	}
+	s.d.piped = s.d.strs.deduped // parsed tables: everything waits for Finish
+	s.d.logging = s.d.piped
+	return s, nil
+}
+
+// Advance takes in the types view holds beyond those taken in so far
+// (view nil: none; non-nil only for a pipelined dedup) and runs the
+// primitive and struct passes over every type not through them yet. view
+// must be t or a View of it. A table whose strings need deduplicating (one
+// from Parse) leaves everything to Finish, since string dedup rewrites
+// every type.
+func (s *Deduplication) Advance(view *Types) error {
+	if s.err != nil || !s.d.strs.deduped {
 		return s.err
 	}
-	s.structs = true
-	s.err = s.d.run([]dedupStep{
-		{"prep", s.d.prep},
-		{"strings", s.d.dedupStrings},
-		{"primitive types", s.d.primTypes},
-		{"struct types", s.d.structTypes},
-	})
+	d := s.d
+	if view != nil {
+		if !d.piped {
+			s.err = errors.New("btf: dedup: Advance with new types on a dedup that is not pipelined")
+			return s.err
+		}
+		if err := d.extend(view, 0); err != nil {
+			s.err = fmt.Errorf("btf: dedup: %w", err)
+			return s.err
+		}
+	}
+	var steps []dedupStep
+	if !s.prepped {
+		s.prepped = true
+		steps = append(steps, dedupStep{"prep", d.prep}, dedupStep{"strings", d.dedupStrings})
+		if d.piped {
+			steps = append(steps, dedupStep{"pipeline", func() error { d.splitTables(); return nil }})
+		}
+	}
+	lo, hi := s.done, d.n
+	steps = append(steps,
+		dedupStep{"primitive types", func() error { d.usePrimTable(); d.primTypes(lo, hi); return nil }},
+		dedupStep{"struct types", func() error { d.useStructTable(); return d.structTypes(lo, hi) }})
+	s.done = hi
+	s.err = d.run(steps)
 	return s.err
 }
 
-// Finish takes in the types appended to t since StartDedup, runs the
+// Structs is Advance(nil): the primitive and struct passes over the types
+// taken in so far.
+func (s *Deduplication) Structs() error { return s.Advance(nil) }
+
+// Finish takes in the types appended to t since the last Advance, runs the
 // remaining passes and returns the deduplicated, compacted types.
 func (s *Deduplication) Finish() (*Types, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
 	d := s.d
-	if err := d.extend(s.structs); err != nil {
+	checked := s.done
+	if !s.prepped {
+		checked = 0 // no pass has run: every kind may still come
+	}
+	if err := d.extend(d.src, checked); err != nil {
 		return nil, fmt.Errorf("btf: dedup: %w", err)
 	}
-	var steps []dedupStep
-	if !s.structs {
-		steps = append(steps, []dedupStep{
-			{"prep", d.prep},
-			{"strings", d.dedupStrings},
-			{"primitive types", d.primTypes},
-			{"struct types", d.structTypes},
-		}...)
+	if d.piped {
+		if d.unsure != "" {
+			// The batches may have been deduplicated otherwise than libbpf
+			// would: start over in libbpf's order.
+			s.Restarted = d.unsure
+			return Dedup(d.src)
+		}
+		d.joinTables()
 	}
-	steps = append(steps, []dedupStep{
-		{"forward declarations", d.resolveFwds},
-		{"reference types", d.refTypes},
-	}...)
+	var steps []dedupStep
+	if !s.prepped {
+		steps = append(steps, dedupStep{"prep", d.prep}, dedupStep{"strings", d.dedupStrings},
+			dedupStep{"primitive types", func() error { d.primTypes(d.start, d.n); return nil }},
+			dedupStep{"struct types", func() error { return d.structTypes(d.start, d.n) }})
+	}
+	steps = append(steps, dedupStep{"forward declarations", d.resolveFwds},
+		dedupStep{"reference types", d.refTypes})
 	if err := d.run(steps); err != nil {
 		return nil, err
 	}
@@ -198,6 +260,8 @@ type deduper struct {
 	aliased  bool
 
 	err error // first internal error (e.g. a cycle in the canonical map)
+
+	pipe // state of a pipelined dedup (pipelined.go)
 }
 
 // newDeduper sets up the dedup of t, checking t's references on the way.
@@ -306,11 +370,10 @@ func (d *deduper) initRange(b *Types, first, shift uint32, lo, hi int) error {
 	return nil
 }
 
-// extend takes in the types appended to d.src since newDeduper. After the
-// struct pass (structsDone) they must be of kinds that pass and the
-// primitive one skip; see Deduplication.
-func (d *deduper) extend(structsDone bool) error {
-	t := d.src
+// extend takes in the types t (d.src or a view of it) holds beyond those
+// taken in so far. Types from id checked on must be of kinds that the
+// primitive and struct passes skip (see Deduplication); 0 checks none.
+func (d *deduper) extend(t *Types, checked uint32) error {
 	have := int(d.n - d.start)
 	if t.Len() == have {
 		return nil
@@ -332,8 +395,8 @@ func (d *deduper) extend(structsDone bool) error {
 	if err := d.initRange(t, d.start, d.ownShift, have, t.Len()); err != nil {
 		return err
 	}
-	if structsDone {
-		for id := d.n; id < n; id++ {
+	if checked != 0 {
+		for id := max(d.n, checked); id < n; id++ {
 			switch k := d.kinds[id]; k {
 			case KindInt, KindFloat, KindFwd, KindEnum, KindEnum64, KindStruct, KindUnion, KindTypedef:
 				return fmt.Errorf("type %d (%v) was added after the struct pass", id, k)

@@ -1,12 +1,11 @@
 package btf
 
 // primTypes deduplicates the types that refer to no other type: INT, FLOAT,
-// FWD, ENUM and ENUM64 (btf_dedup_prim_types).
-func (d *deduper) primTypes() error {
-	for id := d.start; id < d.n; id++ {
+// FWD, ENUM and ENUM64 (btf_dedup_prim_types), for ids lo..hi-1.
+func (d *deduper) primTypes(lo, hi uint32) {
+	for id := lo; id < hi; id++ {
 		d.primType(id)
 	}
-	return nil
 }
 
 // primType is btf_dedup_prim_type.
@@ -72,6 +71,9 @@ func (d *deduper) fullEnum(id uint32, w []uint32, h uint64) uint32 {
 			continue
 		}
 		if c := d.table.entries[f].id; compatEnum(w, d.typ(c)) {
+			if d.piped && d.canon[c] != c {
+				d.beUnsure("an enum declaration taken over by a full enum is taken over again")
+			}
 			d.canon[c] = id // resolve the canonical declaration to this enum
 		}
 	}
@@ -84,7 +86,7 @@ func (d *deduper) fullEnum(id uint32, w []uint32, h uint64) uint32 {
 // addCand adds canonical type id with words w under hash h to the table and,
 // for enums, to the indexes fullEnum uses.
 func (d *deduper) addCand(h uint64, id uint32, w []uint32) {
-	e := d.table.add(h, id)
+	e := d.addEntry(h, id)
 	if isAnyEnum(w) {
 		if isEnumFwd(w) {
 			d.enumDecls[h] = append(d.enumDecls[h], e)

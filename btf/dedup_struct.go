@@ -4,9 +4,9 @@ import "fmt"
 
 // structTypes deduplicates STRUCT, UNION and TYPEDEF types by comparing the
 // type graphs they span with those of canonical candidates of equal shallow
-// signature (btf_dedup_struct_types).
-func (d *deduper) structTypes() error {
-	for id := d.start; id < d.n; id++ {
+// signature (btf_dedup_struct_types), for ids lo..hi-1.
+func (d *deduper) structTypes(lo, hi uint32) error {
+	for id := lo; id < hi; id++ {
 		if err := d.structType(id); err != nil {
 			return err
 		}
@@ -31,37 +31,94 @@ func (d *deduper) structType(id uint32) error {
 		return nil
 	}
 	newID := id
-	for _, c := range d.table.candidates(h) {
-		cw := d.typ(c)
-		// A FWD sharing the hash would be "equivalent" and could form a
-		// FWD <-> STRUCT loop; only same-kind candidates qualify.
-		if k == KindTypedef {
-			if !equalTypedef(w, cw) {
+	if d.piped {
+		var err error
+		if newID, err = d.structCandAnyOrder(id, k, w, h); err != nil {
+			return err
+		}
+	} else {
+		for _, c := range d.table.candidates(h) {
+			if !d.shallowCand(k, w, d.typ(c)) {
 				continue
 			}
-		} else if !shallowEqualStruct(w, cw) {
+			d.clearHypot()
+			eq, err := d.isEquiv(id, c, 0)
+			if err != nil {
+				return err
+			}
+			if !eq {
+				continue
+			}
+			d.mergeHypot()
+			if d.adjustCanon { // would modify the base: not equivalent after all
+				continue
+			}
+			newID = c
+			break
+		}
+	}
+	d.canon[id] = newID
+	if newID == id {
+		d.addEntry(h, id)
+	}
+	return nil
+}
+
+// shallowCand reports whether candidate words cw have the shallow signature
+// of w, of kind k. A FWD sharing the hash would be "equivalent" and could
+// form a FWD <-> STRUCT loop; only same-kind candidates qualify.
+func (d *deduper) shallowCand(k Kind, w, cw []uint32) bool {
+	if k == KindTypedef {
+		return equalTypedef(w, cw)
+	}
+	return shallowEqualStruct(w, cw)
+}
+
+// structCandAnyOrder is structType's candidate loop for a pipelined dedup,
+// whose table lists candidates in another order than libbpf's: it tries
+// all of them, and the result is libbpf's when at most one is equivalent
+// (see pipelined.go); with more, the dedup is unsure.
+func (d *deduper) structCandAnyOrder(id uint32, k Kind, w []uint32, h uint64) (uint32, error) {
+	found, adjust := false, false
+	var pick uint32
+	var saved []uint32 // the winner's hypothetical map, as pairs
+	for _, c := range d.table.candidates(h) {
+		if !d.shallowCand(k, w, d.typ(c)) {
 			continue
 		}
 		d.clearHypot()
 		eq, err := d.isEquiv(id, c, 0)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if !eq {
 			continue
 		}
-		d.mergeHypot()
-		if d.adjustCanon { // would modify the base: not equivalent after all
+		if found {
+			d.beUnsure("a struct with two equivalent candidates")
 			continue
 		}
-		newID = c
-		break
+		found, pick, adjust = true, c, d.adjustCanon
+		saved = d.scratchPairs[:0]
+		for _, from := range d.hypotList {
+			saved = append(saved, from, d.hypot[from])
+		}
+		d.scratchPairs = saved
 	}
-	d.canon[id] = newID
-	if newID == id {
-		d.table.add(h, id)
+	if !found {
+		d.clearHypot()
+		return id, nil
 	}
-	return nil
+	d.clearHypot()
+	for i := 0; i < len(saved); i += 2 {
+		d.hypotAdd(saved[i], saved[i+1])
+	}
+	d.adjustCanon = adjust
+	d.mergeHypot()
+	if adjust { // would modify the base: not equivalent after all
+		return id, nil
+	}
+	return pick, nil
 }
 
 // clearHypot resets the hypothetical map (btf_dedup_clear_hypot_map).

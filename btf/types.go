@@ -33,6 +33,21 @@ type Types struct {
 	scratch []uint32 // reused by Append
 }
 
+// View returns a read-only copy of t as it is now, which another goroutine
+// may read while t grows: it shares t's arrays up to their current lengths
+// (growing t only appends) and a copy of its string table's header, good
+// for Size and for no lookups.
+func (t *Types) View() *Types {
+	v := &Types{Base: t.Base, err: t.err,
+		words: t.words[:len(t.words):len(t.words)], offs: t.offs[:len(t.offs):len(t.offs)]}
+	if t.Strings != nil {
+		strs := Strings{base: t.Strings.base, start: t.Strings.start, deduped: t.Strings.deduped,
+			data: t.Strings.data[:len(t.Strings.data):len(t.Strings.data)]}
+		v.Strings = &strs
+	}
+	return v
+}
+
 // NewTypes returns an empty, non-split type section naming its types in strs.
 func NewTypes(strs *Strings) *Types {
 	return &Types{Strings: strs}

@@ -144,3 +144,16 @@ func sameDecisions(t *testing.T, got, want *Result) {
 		t.Errorf("%d types before dedup, expected %d", got.Before, want.Before)
 	}
 }
+
+// TestCorpusPipelinedDedupNotRestarted: the pipelined dedup of the corpus
+// kernel and modules finishes without starting over (which would give the
+// same bytes, more slowly, so no output test would notice).
+func TestCorpusPipelinedDedupNotRestarted(t *testing.T) {
+	res, err := Encode(corpus.Vmlinux(t), Options{Features: features.Default(), Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.DedupRestarted != "" {
+		t.Errorf("vmlinux: dedup restarted: %s", res.DedupRestarted)
+	}
+}

@@ -49,6 +49,10 @@ type Result struct {
 	Phases []Phase    // wall time per phase, in order
 	Units  int        // compile units walked
 	Before int        // types before dedup
+	// DedupRestarted says why the pipelined dedup had to start over in
+	// libbpf's order (see btf.Deduplication), "" if it did not: the output
+	// is the same, it only took longer.
+	DedupRestarted string
 	// ByteOrder is the input ELF's; write the BTF in it.
 	ByteOrder binary.ByteOrder
 	Functions []facts.Function
@@ -101,30 +105,25 @@ func Encode(path string, opts Options) (*Result, error) {
 	if opts.Base != nil {
 		all = btf.NewSplitTypes(opts.Base)
 	}
-	states, datasecs, err := convertUnits(in, opts, fo, vs, excluded, all)
+	// The dedup's primitive and struct passes run beside the decode, unit
+	// by unit as they are spliced, and beside facts, policy and functions.
+	var pipe *dedupPipe
+	if !opts.DecideOnly {
+		if pipe, err = startDedupPipe(all); err != nil {
+			return nil, fmt.Errorf("%s: dedup: %w", path, err)
+		}
+		defer pipe.wait() // on early returns too
+	}
+	states, datasecs, err := convertUnits(in, opts, fo, vs, excluded, all, pipe)
 	if err != nil {
 		return nil, err
+	}
+	if pipe != nil {
+		pipe.close()
 	}
 	res.Units = len(in.Units)
 	in.ReleaseDebug()
 	lap("decode+convert")
-
-	// The dedup's longest passes (primitive and struct types) run beside
-	// facts, policy and functions, which append only types those passes
-	// skip (see btf.Deduplication): same result, less wall time.
-	var dedup *btf.Deduplication
-	var structsErr error
-	structsDone := make(chan struct{})
-	if !opts.DecideOnly {
-		if dedup, err = btf.StartDedup(all); err != nil {
-			return nil, fmt.Errorf("%s: dedup: %w", path, err)
-		}
-		go func() {
-			defer close(structsDone)
-			structsErr = dedup.Structs()
-		}()
-		defer func() { <-structsDone }() // on early returns too
-	}
 
 	groups := groupStates(all, states, elf, opts.Features, fo.relocatable)
 	res.Functions = groupFacts(groups, elf, in.SectionName, opts.Features, opts.Detail)
@@ -162,11 +161,8 @@ func Encode(path string, opts Options) (*Result, error) {
 	res.Before = all.Len()
 	lap("functions")
 
-	<-structsDone
-	if structsErr != nil {
-		return nil, fmt.Errorf("%s: dedup: %w", path, structsErr)
-	}
-	deduped, err := dedup.Finish()
+	deduped, err := pipe.finish()
+	res.DedupRestarted = pipe.dd.Restarted
 	if err != nil {
 		return nil, fmt.Errorf("%s: dedup: %w", path, err)
 	}
@@ -178,7 +174,7 @@ func Encode(path string, opts Options) (*Result, error) {
 // convertUnits walks and converts every compile unit on opts.Jobs workers
 // and splices the fragments into dst strictly in unit order. At most 2×jobs
 // fragments wait to be spliced, which bounds memory.
-func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSections, excluded map[uint64]bool, dst *btf.Types) ([]funcState, []datasecEntry, error) {
+func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSections, excluded map[uint64]bool, dst *btf.Types, pipe *dedupPipe) ([]funcState, []datasecEntry, error) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -295,6 +291,9 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSect
 		// The units up to this one are read (inline names included, which
 		// splicing copies): their pages need not stay resident.
 		in.ReleaseInfoBefore(units[i].End)
+		if pipe != nil {
+			pipe.publish(dst)
+		}
 		globalize(r.states, shift, splicer.Intern)
 		select {
 		case free <- r.frag:

@@ -1,0 +1,93 @@
+package encode
+
+import (
+	"sync"
+
+	"github.com/btfgate/btfgate/btf"
+)
+
+// dedupPipe runs the primitive and struct passes of the dedup on a
+// goroutine of its own while the units are still being decoded: after each
+// splice, the splicing goroutine publishes a View of the types so far, and
+// the dedup goroutine takes in whatever is new since its last batch (see
+// btf.Deduplication: a unit refers only to its own types and earlier ones,
+// so any run of whole units is a valid batch). Finish then runs, after the
+// functions phase, the passes that need every type.
+type dedupPipe struct {
+	dd *btf.Deduplication
+
+	mu     sync.Mutex
+	latest *btf.Types    // the newest View, nil once taken
+	notify chan struct{} // a View is waiting
+	closed chan struct{} // no more Views
+	done   chan struct{} // the goroutine has returned
+	err    error         // its first error, read after done
+	once   sync.Once     // closes closed
+}
+
+// startDedupPipe sets up the dedup of all (empty, or holding only what
+// comes before the units) and starts its goroutine.
+func startDedupPipe(all *btf.Types) (*dedupPipe, error) {
+	dd, err := btf.StartPipelinedDedup(all)
+	if err != nil {
+		return nil, err
+	}
+	p := &dedupPipe{dd: dd, notify: make(chan struct{}, 1), closed: make(chan struct{}), done: make(chan struct{})}
+	go p.run()
+	return p, nil
+}
+
+func (p *dedupPipe) run() {
+	defer close(p.done)
+	for {
+		last := false
+		select {
+		case <-p.notify:
+		case <-p.closed:
+			last = true
+		}
+		p.mu.Lock()
+		v := p.latest
+		p.latest = nil
+		p.mu.Unlock()
+		if v != nil && p.err == nil {
+			p.err = p.dd.Advance(v)
+		}
+		if last {
+			return
+		}
+	}
+}
+
+// publish hands the types all holds now to the dedup goroutine. Only the
+// goroutine appending to all calls it.
+func (p *dedupPipe) publish(all *btf.Types) {
+	v := all.View()
+	p.mu.Lock()
+	p.latest = v
+	p.mu.Unlock()
+	select {
+	case p.notify <- struct{}{}:
+	default: // a notification is pending; it will find this View
+	}
+}
+
+// close says no more units come; the goroutine takes in the last View and
+// returns. Safe to call more than once.
+func (p *dedupPipe) close() { p.once.Do(func() { close(p.closed) }) }
+
+// wait closes the pipe and waits for the goroutine.
+func (p *dedupPipe) wait() error {
+	p.close()
+	<-p.done
+	return p.err
+}
+
+// finish waits for the goroutine, then takes in the types appended since
+// (functions and sections) and runs the rest of the dedup.
+func (p *dedupPipe) finish() (*btf.Types, error) {
+	if err := p.wait(); err != nil {
+		return nil, err
+	}
+	return p.dd.Finish()
+}
