@@ -387,11 +387,11 @@ func (d *deduper) extend(t *Types, checked uint32) error {
 		d.words = append(d.words, t.words[t.offs[have]:]...)
 	}
 	n := d.start + uint32(t.Len())
-	add := int(n - d.n)
-	d.offs = append(d.offs[:d.n], make([]uint32, add+1)...)
-	d.kinds = append(d.kinds, make([]Kind, add)...)
-	d.canon = append(d.canon, make([]uint32, add)...)
-	d.hypot = append(d.hypot, make([]uint32, add)...)
+	// initRange sets every new entry (offs[n] below).
+	d.offs = extendTo(d.offs, int(n)+1)
+	d.kinds = extendTo(d.kinds, int(n))
+	d.canon = extendTo(d.canon, int(n))
+	d.hypot = extendTo(d.hypot, int(n))
 	if err := d.initRange(t, d.start, d.ownShift, have, t.Len()); err != nil {
 		return err
 	}
@@ -406,6 +406,29 @@ func (d *deduper) extend(t *Types, checked uint32) error {
 	d.n = n
 	d.offs[n] = uint32(len(d.words))
 	return nil
+}
+
+// extendTo returns s with length n, growing its array if needed; the new
+// elements are not cleared when the array has room.
+func extendTo[T any](s []T, n int) []T {
+	if n <= cap(s) {
+		return s[:n]
+	}
+	return append(s[:cap(s)], make([]T, n-cap(s))...)[:n]
+}
+
+// Reserve makes room for n types (own ones, void and base included) in a
+// pipelined dedup's per-type arrays, so that taking in batch after batch
+// does not copy them over and over.
+func (s *Deduplication) Reserve(n int) {
+	d := s.d
+	if n <= cap(d.canon) {
+		return
+	}
+	d.offs = append(make([]uint32, 0, n+1), d.offs...)
+	d.kinds = append(make([]Kind, 0, n), d.kinds...)
+	d.canon = append(make([]uint32, 0, n), d.canon...)
+	d.hypot = append(make([]uint32, 0, n), d.hypot...)
 }
 
 // typ returns the words of type id (3 zero words for void).

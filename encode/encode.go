@@ -112,6 +112,7 @@ func Encode(path string, opts Options) (*Result, error) {
 		if pipe, err = startDedupPipe(all); err != nil {
 			return nil, fmt.Errorf("%s: dedup: %w", path, err)
 		}
+		pipe.dd.Reserve(int(all.NextID()) + in.InfoSize/48) // as the splicer does below
 		defer pipe.wait() // on early returns too
 	}
 	states, datasecs, err := convertUnits(in, opts, fo, vs, excluded, all, pipe)
