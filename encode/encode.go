@@ -113,7 +113,7 @@ func Encode(path string, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("%s: dedup: %w", path, err)
 		}
 		pipe.dd.Reserve(int(all.NextID()) + in.InfoSize/48) // as the splicer does below
-		defer pipe.wait() // on early returns too
+		defer pipe.wait()                                   // on early returns too
 	}
 	states, datasecs, err := convertUnits(in, opts, fo, vs, excluded, all, pipe)
 	if err != nil {
