@@ -101,7 +101,6 @@ func StartPipelinedDedup(t *Types) (*Deduplication, error) {
 		return nil, err
 	}
 	s.d.piped = s.d.strs.deduped // parsed tables: everything waits for Finish
-	s.d.logging = s.d.piped
 	return s, nil
 }
 
@@ -417,11 +416,14 @@ func extendTo[T any](s []T, n int) []T {
 	return append(s[:cap(s)], make([]T, n-cap(s))...)[:n]
 }
 
-// Reserve makes room for n types (own ones, void and base included) in a
-// pipelined dedup's per-type arrays, so that taking in batch after batch
-// does not copy them over and over.
-func (s *Deduplication) Reserve(n int) {
+// Reserve makes room for n types (own ones, void and base included) of
+// words more words in a pipelined dedup's arrays, so that taking in batch
+// after batch does not copy them over and over.
+func (s *Deduplication) Reserve(n, words int) {
 	d := s.d
+	if !d.aliased && cap(d.words)-len(d.words) < words {
+		d.words = append(make([]uint32, 0, len(d.words)+words), d.words...)
+	}
 	if n <= cap(d.canon) {
 		return
 	}

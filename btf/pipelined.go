@@ -15,9 +15,11 @@ package btf
 //     often it has grown, so on every insertion before; here the primitive
 //     pass gets a table of its own holding the base and the primitive
 //     types in libbpf's order, and the struct pass another holding the base
-//     and the structs. After the two passes the tables are replayed into
-//     one in libbpf's insertion order (base, primitives, structs) for the
-//     reference pass.
+//     and the structs (those of the base only: the struct pass looks for
+//     nothing else). After the two passes, the struct pass's insertions are
+//     replayed into the primitive pass's table, which then holds what
+//     libbpf's holds at that point, in the same order, for the reference
+//     pass.
 //   - The struct pass's table lists candidates in another order than
 //     libbpf's; the order matters only when two candidates are equivalent
 //     to the type, since the first one wins. So the pass tries every
@@ -36,11 +38,11 @@ package btf
 //     dedup is unsure.
 type pipe struct {
 	piped   bool
-	logging bool   // record table insertions (until joinTables)
+	logging bool   // record table insertions (the struct pass's)
 	unsure  string // why the result might differ from libbpf's, "" if it cannot
 
 	primTab, structTab *candTable
-	log                []candAdd // every insertion into the tables, in order
+	log                []candAdd // the struct pass's insertions, in order
 	scratchPairs       []uint32
 }
 
@@ -50,8 +52,8 @@ type candAdd struct {
 	id uint32
 }
 
-// addEntry adds candidate id under h to the current table, recording it
-// for joinTables.
+// addEntry adds candidate id under h to the current table, recording the
+// struct pass's insertions for joinTables.
 func (d *deduper) addEntry(h uint64, id uint32) int32 {
 	if d.logging {
 		d.log = append(d.log, candAdd{h, id})
@@ -59,47 +61,42 @@ func (d *deduper) addEntry(h uint64, id uint32) int32 {
 	return d.table.add(h, id)
 }
 
-// splitTables gives the struct pass its own table, holding what prep
-// inserted (the base's types); the primitive pass keeps prep's.
+// splitTables gives the struct pass its own table, holding the base's
+// structs, unions and typedefs (its only possible candidates among what
+// prep inserted); the primitive pass keeps prep's, whose insertion
+// sequence (base, then primitive types) is libbpf's.
 func (d *deduper) splitTables() {
 	d.primTab = d.table
-	d.structTab = newCandTable(cap(d.table.entries))
-	for _, a := range d.log {
-		d.structTab.add(a.h, a.id)
+	d.structTab = newCandTable(0)
+	for id := uint32(1); id < d.start; id++ {
+		switch w := d.typ(id); infoKind(w[1]) {
+		case KindStruct, KindUnion:
+			d.structTab.add(hashStruct(w), id)
+		case KindTypedef:
+			d.structTab.add(hashTypedef(w), id)
+		}
 	}
 }
 
 func (d *deduper) usePrimTable() {
 	if d.piped {
-		d.table = d.primTab
+		d.table, d.logging = d.primTab, false
 	}
 }
 
 func (d *deduper) useStructTable() {
 	if d.piped {
-		d.table = d.structTab
+		d.table, d.logging = d.structTab, true
 	}
 }
 
-// joinTables replays every insertion into one table, in libbpf's order:
-// the base's types, then the primitive types, then the structs.
+// joinTables continues the primitive pass's table with the struct pass's
+// insertions, in order: libbpf's table after both passes.
 func (d *deduper) joinTables() {
-	t := newCandTable(len(d.log))
-	for pass := range 3 {
-		for _, a := range d.log {
-			p := 2
-			switch {
-			case a.id < d.start:
-				p = 0
-			case isPrimKind(d.kinds[a.id]):
-				p = 1
-			}
-			if p == pass {
-				t.add(a.h, a.id)
-			}
-		}
+	d.table = d.primTab
+	for _, a := range d.log {
+		d.table.add(a.h, a.id)
 	}
-	d.table = t
 	d.primTab, d.structTab, d.log, d.logging = nil, nil, nil, false
 }
 

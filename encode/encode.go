@@ -112,8 +112,8 @@ func Encode(path string, opts Options) (*Result, error) {
 		if pipe, err = startDedupPipe(all); err != nil {
 			return nil, fmt.Errorf("%s: dedup: %w", path, err)
 		}
-		pipe.dd.Reserve(int(all.NextID()) + in.InfoSize/48) // as the splicer does below
-		defer pipe.wait()                                   // on early returns too
+		pipe.dd.Reserve(int(all.NextID())+in.InfoSize/48, in.InfoSize/4) // as the splicer does below
+		defer pipe.wait()                                                // on early returns too
 	}
 	states, datasecs, err := convertUnits(in, opts, fo, vs, excluded, all, pipe)
 	if err != nil {
