@@ -57,8 +57,7 @@ func NewConverter(opts ConvertOptions, strSecs ...[]byte) *Converter {
 	c := &Converter{opts: opts, strs: localStrings{index: map[string]uint32{}}}
 	for _, sec := range strSecs {
 		if len(sec) > 0 {
-			c.strs.secs = append(c.strs.secs, strSection{base: uintptr(unsafe.Pointer(&sec[0])),
-				size: uintptr(len(sec)), cache: make([]uint32, len(sec))})
+			c.strs.secs = append(c.strs.secs, newStrSection(sec))
 		}
 	}
 	return c
@@ -68,8 +67,8 @@ func NewConverter(opts ConvertOptions, strSecs ...[]byte) *Converter {
 // index in list, 0 for "". The strings are not copied.
 type localStrings struct {
 	index   map[string]uint32
-	secs    []strSection // cache: 1 + list index, by offset in the section
-	touched []uint32     // (section, offset) pairs set in the caches
+	secs    []strSection // slots: 1 + list index
+	touched []uint32     // (section, run) pairs of the slots set
 	list    []string
 }
 
@@ -80,15 +79,22 @@ func (l *localStrings) Add(s string) uint32 {
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 	for si := range l.secs {
 		sec := &l.secs[si]
-		if off := p - sec.base; off < sec.size {
-			if i := sec.cache[off]; i != 0 {
-				return i
-			}
+		off, ok := sec.offset(p)
+		if !ok {
+			continue
+		}
+		run := sec.run(off)
+		slot := &sec.slots[run]
+		if slot.val == 0 {
 			i := l.add(s)
-			sec.cache[off] = i
-			l.touched = append(l.touched, uint32(si), uint32(off))
+			slot.off, slot.val = off, i
+			l.touched = append(l.touched, uint32(si), run)
 			return i
 		}
+		if slot.off == off {
+			return slot.val
+		}
+		break // another string of the run (a shared tail): by content
 	}
 	if i, ok := l.index[s]; ok {
 		return i
@@ -106,7 +112,7 @@ func (l *localStrings) add(s string) uint32 {
 // reset forgets the strings of the previous CU.
 func (l *localStrings) reset() {
 	for i := 0; i+1 < len(l.touched); i += 2 {
-		l.secs[l.touched[i]].cache[l.touched[i+1]] = 0
+		l.secs[l.touched[i]].slots[l.touched[i+1]] = strSlot{}
 	}
 	l.touched = l.touched[:0]
 	clear(l.index)

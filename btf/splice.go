@@ -20,16 +20,8 @@ type Splicer struct {
 	indexID   TypeID // the array index type
 	intName   uint32
 
-	secs  []strSection // DWARF string sections strings may alias
+	secs  []strSection // DWARF string sections strings may alias; slots: offset+1
 	remap []uint32     // fragment string index -> destination offset
-}
-
-// strSection caches the destination offset of strings that alias one DWARF
-// string section, by their offset in it (0: not seen yet; else offset+1).
-type strSection struct {
-	base  uintptr
-	size  uintptr
-	cache []uint32
 }
 
 // NewSplicer returns a Splicer appending to dst. strSecs are the sections
@@ -41,8 +33,7 @@ func NewSplicer(dst *Types, strSecs ...[]byte) *Splicer {
 		if len(sec) == 0 {
 			continue
 		}
-		s.secs = append(s.secs, strSection{base: uintptr(unsafe.Pointer(&sec[0])), size: uintptr(len(sec)),
-			cache: make([]uint32, len(sec))})
+		s.secs = append(s.secs, newStrSection(sec))
 	}
 	return s
 }
@@ -137,15 +128,20 @@ func (s *Splicer) intern(str string) uint32 {
 	p := uintptr(unsafe.Pointer(unsafe.StringData(str)))
 	for i := range s.secs {
 		sec := &s.secs[i]
-		if p-sec.base < sec.size {
-			off := p - sec.base
-			if v := sec.cache[off]; v != 0 {
-				return v - 1
-			}
-			v := s.dst.Strings.Add(str)
-			sec.cache[off] = v + 1
-			return v
+		off, ok := sec.offset(p)
+		if !ok {
+			continue
 		}
+		// Slots hold the destination offset + 1 (0: empty).
+		slot := &sec.slots[sec.run(off)]
+		if slot.val != 0 && slot.off == off {
+			return slot.val - 1
+		}
+		v := s.dst.Strings.Add(str)
+		if slot.val == 0 {
+			slot.off, slot.val = off, v+1
+		}
+		return v
 	}
 	return s.dst.Strings.Add(str)
 }
