@@ -2,6 +2,7 @@ package encode
 
 import (
 	"sync"
+	"time"
 
 	"github.com/btfgate/btfgate/btf"
 )
@@ -22,6 +23,7 @@ type dedupPipe struct {
 	closed chan struct{} // no more Views
 	done   chan struct{} // the goroutine has returned
 	err    error         // its first error, read after done
+	busy   time.Duration // time spent in Advance, read after done
 	once   sync.Once     // closes closed
 }
 
@@ -51,7 +53,9 @@ func (p *dedupPipe) run() {
 		p.latest = nil
 		p.mu.Unlock()
 		if v != nil && p.err == nil {
+			start := time.Now()
 			p.err = p.dd.Advance(v)
+			p.busy += time.Since(start)
 		}
 		if last {
 			return

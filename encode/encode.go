@@ -49,6 +49,9 @@ type Result struct {
 	Phases []Phase    // wall time per phase, in order
 	Units  int        // compile units walked
 	Before int        // types before dedup
+	// Overlapped is work that ran on goroutines of its own beside Phases
+	// (not counted in them): its busy time.
+	Overlapped []Phase
 	// DedupRestarted says why the pipelined dedup had to start over in
 	// libbpf's order (see btf.Deduplication), "" if it did not: the output
 	// is the same, it only took longer.
@@ -164,6 +167,7 @@ func Encode(path string, opts Options) (*Result, error) {
 
 	deduped, err := pipe.finish()
 	res.DedupRestarted = pipe.dd.Restarted
+	res.Overlapped = append(res.Overlapped, Phase{"dedup passes beside decode", pipe.busy})
 	if err != nil {
 		return nil, fmt.Errorf("%s: dedup: %w", path, err)
 	}

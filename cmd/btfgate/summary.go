@@ -28,7 +28,11 @@ type summary struct {
 	Variables   varCounts      `json:"variables"`
 	Bytes       int            `json:"output_bytes"`
 	Phases      []phaseJSON    `json:"phases"`
-	Total       float64        `json:"total_seconds"`
+	// Overlapped is work on goroutines of its own beside the phases (busy
+	// time, not in the phases' times).
+	Overlapped     []phaseJSON `json:"overlapped,omitempty"`
+	DedupRestarted string      `json:"dedup_restarted,omitempty"`
+	Total          float64     `json:"total_seconds"`
 }
 
 // funcCounts counts the function groups the policies decided on.
@@ -72,6 +76,10 @@ func newSummary(input, output string, set features.Set, res *encode.Result, size
 	for _, p := range res.Phases {
 		s.Phases = append(s.Phases, phaseJSON{p.Name, p.Duration.Seconds()})
 	}
+	for _, p := range res.Overlapped {
+		s.Overlapped = append(s.Overlapped, phaseJSON{p.Name, p.Duration.Seconds()})
+	}
+	s.DedupRestarted = res.DedupRestarted
 	return s
 }
 
@@ -145,7 +153,14 @@ func (s *summary) writeText(w io.Writer) {
 	for _, p := range s.Phases {
 		fmt.Fprintf(w, " %s %.3fs", p.Name, p.Seconds)
 	}
-	fmt.Fprintf(w, " (total %.3fs)\n", s.Total)
+	fmt.Fprintf(w, " (total %.3fs)", s.Total)
+	for _, p := range s.Overlapped {
+		fmt.Fprintf(w, "; %s %.3fs", p.Name, p.Seconds)
+	}
+	fmt.Fprintln(w)
+	if s.DedupRestarted != "" {
+		fmt.Fprintf(w, "  dedup: started over in libbpf's order (%s)\n", s.DedupRestarted)
+	}
 }
 
 func (s *summary) writeJSON(w io.Writer) error {
