@@ -69,10 +69,12 @@ type Deduplication struct {
 	// it did not).
 	Restarted string
 
-	d       *deduper
-	prepped bool   // prep has run
-	done    uint32 // ids below it went through the primitive and struct passes
-	err     error
+	d           *deduper
+	prepped     bool   // prep has run
+	done        uint32 // ids below it went through the primitive and struct passes
+	refsStarted bool   // forward declarations are resolved, the reference pass begun
+	refsDone    uint32 // ids below it went through the reference pass (0: none)
+	err         error
 }
 
 // StartDedup checks t and sets up its dedup.
@@ -160,23 +162,23 @@ func (s *Deduplication) Finish() (*Types, error) {
 	if err := d.extend(d.src, checked); err != nil {
 		return nil, fmt.Errorf("btf: dedup: %w", err)
 	}
-	if d.piped {
-		if d.unsure != "" {
-			// The batches may have been deduplicated otherwise than libbpf
-			// would: start over in libbpf's order.
-			s.Restarted = d.unsure
-			return Dedup(d.src)
-		}
-		d.joinTables()
+	if d.piped && d.unsure != "" {
+		// The batches may have been deduplicated otherwise than libbpf
+		// would: start over in libbpf's order.
+		s.Restarted = d.unsure
+		return Dedup(d.src)
 	}
 	var steps []dedupStep
 	if !s.prepped {
+		d.piped = false // nothing ran in batches: libbpf's way from the start
 		steps = append(steps, dedupStep{"prep", d.prep}, dedupStep{"strings", d.dedupStrings},
 			dedupStep{"primitive types", func() error { d.primTypes(d.start, d.n); return nil }},
 			dedupStep{"struct types", func() error { return d.structTypes(d.start, d.n) }})
 	}
-	steps = append(steps, dedupStep{"forward declarations", d.resolveFwds},
-		dedupStep{"reference types", d.refTypes})
+	if !s.refsStarted {
+		steps = append(steps, dedupStep{"forward declarations", func() error { d.joinTables(); return d.resolveFwds() }})
+	}
+	steps = append(steps, dedupStep{"reference types", func() error { return s.refTypes(d.n) }})
 	if err := d.run(steps); err != nil {
 		return nil, err
 	}
@@ -185,6 +187,45 @@ func (s *Deduplication) Finish() (*Types, error) {
 		return nil, fmt.Errorf("btf: dedup compaction: %w", err)
 	}
 	return out, nil
+}
+
+// StartRefs runs, for a pipelined dedup after its last batch, what comes
+// after the struct pass on the types taken in so far: forward declarations
+// resolved, then the reference pass over those types. Finish then only has
+// the reference pass over the types appended since. Like Advance, it may
+// run on another goroutine than the one appending to t. It does nothing
+// when Finish is going to start over anyway, or for a dedup that is not
+// pipelined.
+//
+// The result stays Dedup's: the forward declarations are resolved among
+// structs and unions, of which no more come, and libbpf's reference pass
+// visits types in id order, so those taken in so far come first, and they
+// refer to none of the later ones.
+func (s *Deduplication) StartRefs() error {
+	d := s.d
+	if s.err != nil || !d.piped || !s.prepped || d.unsure != "" || s.refsStarted {
+		return s.err
+	}
+	s.refsStarted = true
+	n := d.n
+	s.err = d.run([]dedupStep{
+		{"forward declarations", func() error { d.joinTables(); return d.resolveFwds() }},
+		{"reference types", func() error { return s.refTypes(n) }},
+	})
+	return s.err
+}
+
+// refTypes runs the reference pass over the ids from where the last call
+// stopped (the first own id at first) to hi.
+func (s *Deduplication) refTypes(hi uint32) error {
+	d := s.d
+	if s.refsDone == 0 {
+		s.refsDone = d.start
+		d.clearHypot() // hypot now marks canonical reference types
+	}
+	err := d.refTypes(s.refsDone, hi)
+	s.refsDone = hi
+	return err
 }
 
 // dedupStep is one pass of the dedup.

@@ -11,9 +11,11 @@ import "fmt"
 // libbpf writes the resolved references into the type; here they go to a
 // copy kept in refWords (at offset hypot[id]) for the types that become
 // canonical, the only ones later types are compared with.
-func (d *deduper) refTypes() error {
-	d.clearHypot() // hypot now marks canonical reference types
-	for id := d.start; id < d.n; id++ {
+//
+// This runs it for ids lo..hi-1; the caller clears hypot before the first
+// range.
+func (d *deduper) refTypes(lo, hi uint32) error {
+	for id := lo; id < hi; id++ {
 		if _, err := d.refType(id, 0); err != nil {
 			return err
 		}

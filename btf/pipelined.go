@@ -93,6 +93,9 @@ func (d *deduper) useStructTable() {
 // joinTables continues the primitive pass's table with the struct pass's
 // insertions, in order: libbpf's table after both passes.
 func (d *deduper) joinTables() {
+	if !d.piped || d.primTab == nil {
+		return // one table all along, or joined already
+	}
 	d.table = d.primTab
 	for _, a := range d.log {
 		d.table.add(a.h, a.id)

@@ -58,6 +58,11 @@ func (p *dedupPipe) run() {
 			p.busy += time.Since(start)
 		}
 		if last {
+			if p.err == nil {
+				start := time.Now()
+				p.err = p.dd.StartRefs()
+				p.busy += time.Since(start)
+			}
 			return
 		}
 	}
