@@ -410,7 +410,9 @@ func BenchmarkFacts(b *testing.B) {
 	b.ReportMetric(float64(len(fns)), "functions")
 }
 
-// BenchmarkDedup deduplicates the kernel's spliced type graph. "full" is
+// BenchmarkDedup deduplicates the kernel's spliced type graph in one go
+// (btf.Dedup, libbpf's order; Encode runs most of it beside the decode
+// instead, see BenchmarkEncode's s-dedup-beside and s-dedup-tail). "full" is
 // exactly what Encode gives btf.Dedup (3.7M types with FUNCs, FUNC_PROTOs
 // and the DATASEC); "decide-only" is Result.Types of an Encode with
 // DecideOnly: the same graph without the functions and DATASECs, which is
@@ -519,6 +521,15 @@ func BenchmarkEncode(b *testing.B) {
 				}
 			})
 			b.ReportMetric(float64(res.Before), "types-in")
+			// The dedup passes that ran beside the phases (the last run's).
+			for _, o := range res.Overlapped {
+				b.ReportMetric(o.Duration.Seconds(), "s-dedup-beside")
+			}
+			for _, ph := range res.Phases {
+				if ph.Name == "dedup" {
+					b.ReportMetric(ph.Duration.Seconds(), "s-dedup-tail")
+				}
+			}
 		})
 	}
 }
