@@ -352,7 +352,9 @@ func newDeduper(t *Types) (*deduper, error) {
 	}
 	d.canon[0], d.hypot[0] = 0, unprocessedID // void is canonical
 	d.offs[n] = uint32(len(d.words))
-	d.table = newCandTable(t.Len()/8 + int(d.start))
+	// Room for the base (prep adds it all) and a part of the own types (1 in
+	// 37 of the kernel's end up canonical; the table grows if need be).
+	d.table = newCandTable(int(d.start) + t.Len()/64)
 	d.enumByContent = make(map[uint64][]int32)
 	d.enumDecls = make(map[uint64][]int32)
 	return d, nil

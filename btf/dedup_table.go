@@ -46,7 +46,11 @@ type candEntry struct {
 
 // newCandTable returns an empty table; n is a hint of its final size.
 func newCandTable(n int) *candTable {
-	t := &candTable{slots: make([]candSlot, 1024), entries: make([]candEntry, 0, n)}
+	slots := 1024
+	for slots < 2*n { // add keeps at most half of the slots used
+		slots *= 2
+	}
+	t := &candTable{slots: make([]candSlot, slots), entries: make([]candEntry, 0, n)}
 	for i := range t.slots {
 		t.slots[i].head = -1
 	}
