@@ -3,6 +3,7 @@ package dwarf
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 )
 
 // Reader walks the DIEs of one unit at a time. It is not safe for
@@ -41,6 +42,27 @@ type Reader struct {
 	// keep, when set, selects the attributes Next returns (see Keep); the
 	// others are skipped without being decoded.
 	keep *AttrSet
+	// plans[i] is how to decode tab.list[i] under keep (built by Seek).
+	plans    []keptPlan
+	planSpec []keptSpec // the plans' kept attributes, back to back
+}
+
+// keptPlan decodes a DIE of one abbreviation under Reader.keep. When every
+// attribute has a fixed size (the common case: a member's name, file, line,
+// column, type and offset are strp, data1/implicit, data1/2, data1, ref4
+// and data1/2), the kept ones are read at their offsets and the rest is
+// one addition; otherwise Next walks the attributes.
+type keptPlan struct {
+	fixed       bool
+	size        int32 // encoded size of all attributes, when fixed
+	first, n    int32 // the kept attributes: planSpec[first:first+n]
+	siblingSlot int32 // index of DW_AT_sibling among the kept fields, -1 if none
+}
+
+// keptSpec is one kept attribute of a fixed-size abbreviation.
+type keptSpec struct {
+	spec *attrSpec
+	off  int32 // from the end of the abbreviation code
 }
 
 // An AttrSet is a set of attribute codes (DWARF's end at 0x3fff).
@@ -81,6 +103,7 @@ func (r *Reader) Keep(set *AttrSet) {
 		set = &cp
 	}
 	r.keep = set
+	r.buildPlans()
 }
 
 // NewReader returns a Reader for d. Call Seek before Next. Readers are
@@ -144,7 +167,11 @@ func (r *Reader) Seek(u *Unit) error {
 		r.err = err
 		return err
 	}
+	// The plans follow the table, which may be the same scratch table
+	// parsed anew for this unit: build them every time (a few hundred
+	// abbreviations, against thousands of DIEs).
 	r.tab = tab
+	r.buildPlans()
 	r.info = d.info[:u.End]
 	r.unitOff = u.Offset
 	r.dataOff = u.DataOffset
@@ -280,18 +307,27 @@ func (r *Reader) Next(e *Entry) bool {
 		return true
 	}
 	var ab *abbrev
+	idx := -1
 	if tab := r.tab; code < uint64(len(tab.dense)) {
 		if i := tab.dense[code]; i > 0 {
-			ab = &tab.list[i-1]
+			ab, idx = &tab.list[i-1], int(i-1)
 		}
-	} else {
-		ab = tab.lookup(code)
+	} else if ab = tab.lookup(code); ab != nil {
+		idx = int((uintptr(unsafe.Pointer(ab)) - uintptr(unsafe.Pointer(&tab.list[0]))) / unsafe.Sizeof(*ab))
 	}
 	if ab == nil {
 		r.fail(e.Offset, fmt.Errorf("abbreviation code %d not defined", code))
 		return false
 	}
 	e.Tag, e.Children = ab.tag, ab.children
+	if idx < len(r.plans) && r.plans[idx].fixed {
+		if pos = r.nextPlanned(e, ab, &r.plans[idx], pos); pos < 0 {
+			return false
+		}
+		r.pos = pos
+		r.lastChildren = ab.children
+		return true
+	}
 	n := len(ab.specs)
 	if cap(e.Fields) < n {
 		e.Fields = make([]Field, n, max(n, 16))
@@ -413,6 +449,111 @@ func (r *Reader) Next(e *Entry) bool {
 	}
 	r.lastSibling = sibling
 	return true
+}
+
+// buildPlans makes the decoding plans of r.tab's abbreviations under
+// r.keep (none without keep).
+func (r *Reader) buildPlans() {
+	r.plans, r.planSpec = r.plans[:0], r.planSpec[:0]
+	if r.keep == nil || r.tab == nil {
+		return
+	}
+	for i := range r.tab.list {
+		ab := &r.tab.list[i]
+		p := keptPlan{fixed: true, first: int32(len(r.planSpec)), siblingSlot: -1}
+		off := int32(0)
+		for j := range ab.specs {
+			sp := &ab.specs[j]
+			if sp.size < 0 {
+				p.fixed = false
+				break
+			}
+			if r.keep.Has(Attr(sp.attr)) {
+				if j == int(ab.sibling) {
+					p.siblingSlot = p.n
+				}
+				r.planSpec = append(r.planSpec, keptSpec{spec: sp, off: off})
+				p.n++
+			}
+			off += int32(sp.size)
+		}
+		if !p.fixed {
+			r.planSpec = r.planSpec[:p.first]
+			p.n, p.siblingSlot = 0, -1
+		}
+		p.size = off
+		r.plans = append(r.plans, p)
+	}
+}
+
+// nextPlanned decodes the attributes of a DIE of abbreviation ab (whose
+// plan p is fixed) starting at pos into e. It returns the position after
+// the DIE, or -1 on error.
+func (r *Reader) nextPlanned(e *Entry, ab *abbrev, p *keptPlan, pos int) int {
+	info := r.info
+	if int(p.size) > len(info)-pos {
+		r.truncated(pos, "attribute value")
+		return -1
+	}
+	n := int(p.n)
+	if cap(e.Fields) < n {
+		e.Fields = make([]Field, n, max(n, 16))
+	}
+	fields := e.Fields[:n]
+	e.Fields = fields
+	le := r.le
+	for i, ks := range r.planSpec[p.first : p.first+p.n] {
+		s := ks.spec
+		f := &fields[i]
+		at := pos + int(ks.off)
+		f.Attr, f.Form, f.Class, f.Signed = Attr(s.attr), s.form, s.class, false
+		switch s.fast {
+		case fastU1:
+			f.Val, f.Bytes = uint64(info[at]), nil
+		case fastRef1:
+			f.Val, f.Bytes = uint64(info[at])+r.unitOff, nil
+		case fastFlag:
+			f.Val, f.Bytes = min(uint64(info[at]), 1), nil
+		case fastU2:
+			f.Val, f.Bytes = uint64(get16(info[at:], le)), nil
+		case fastRef2:
+			f.Val, f.Bytes = uint64(get16(info[at:], le))+r.unitOff, nil
+		case fastU4:
+			f.Val, f.Bytes = uint64(get32(info[at:], le)), nil
+		case fastRef4:
+			f.Val, f.Bytes = uint64(get32(info[at:], le))+r.unitOff, nil
+		case fastU8:
+			f.Val, f.Bytes = get64(info[at:], le), nil
+		case fastRef8:
+			f.Val, f.Bytes = get64(info[at:], le)+r.unitOff, nil
+		case fastStrp4, fastStrp8:
+			var v uint64
+			if s.fast == fastStrp4 {
+				v = uint64(get32(info[at:], le))
+			} else {
+				v = get64(info[at:], le)
+			}
+			l, ok := strLen(r.nul, v)
+			if !ok || v >= uint64(len(r.str)) {
+				r.cstring(r.str, ".debug_str", v, at) // records the error
+				return -1
+			}
+			f.Val, f.Bytes = v, r.str[v:v+uint64(l):v+uint64(l)]
+		case fastPresent:
+			f.Val, f.Bytes = 1, nil
+		case fastImplicit:
+			f.Val, f.Signed, f.Bytes = uint64(s.implicit), true, nil
+		default: // other fixed-size forms (data16, addrx1..4, strx1..4, ...)
+			if r.value(f, s.kind, int(s.size), s.implicit, at) < 0 {
+				return -1
+			}
+		}
+	}
+	r.lastSibling = 0
+	if p.siblingSlot >= 0 {
+		r.lastSibling = fields[p.siblingSlot].Val
+	}
+	return pos + int(p.size)
 }
 
 // siblingIndex is the index in the fields Next returned for ab of its
