@@ -33,14 +33,7 @@ func appendFuncTypes(t *Types, every int) {
 // bytes on the grown types, for plain and split BTF.
 func TestDedupStagedMatchesDedup(t *testing.T) {
 	for seed := range uint64(60) {
-		var base *Types
-		if seed%3 == 2 {
-			b, err := Dedup(randomCUs(seed+1000, 3))
-			if err != nil {
-				t.Fatal(err)
-			}
-			base = b
-		}
+		base := seedBase(t, seed)
 		build := func() *Types {
 			cus := randomUniverseCUs(seed, 6)
 			if base == nil {
@@ -53,11 +46,7 @@ func TestDedupStagedMatchesDedup(t *testing.T) {
 			return split
 		}
 		full := build()
-		appendFuncTypes(full, 1+int(seed%4))
-		want, err := Dedup(full)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
+		want := dedupWithFuncs(t, seed, full)
 
 		staged := build()
 		s, err := StartDedup(staged)
@@ -74,17 +63,7 @@ func TestDedupStagedMatchesDedup(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: finish: %v", seed, err)
 		}
-		wb, err := want.Marshal(binary.LittleEndian)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gb, err := got.Marshal(binary.LittleEndian)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(wb, gb) {
-			t.Fatalf("seed %d: staged dedup differs:\n%s\nwant\n%s", seed, formatTypes(got), formatTypes(want))
-		}
+		sameBTF(t, fmt.Sprintf("seed %d: staged dedup", seed), got, want)
 	}
 }
 
@@ -110,14 +89,7 @@ func TestDedupPipelinedMatchesDedup(t *testing.T) {
 		}
 	}()
 	for seed := range uint64(seeds) {
-		var base *Types
-		if seed%3 == 2 {
-			b, err := Dedup(randomCUs(seed+1000, 3))
-			if err != nil {
-				t.Fatal(err)
-			}
-			base = b
-		}
+		base := seedBase(t, seed)
 		var units []*Types
 		if seed%2 == 0 {
 			s := newCUSynth(randomCUs(seed, 3), seed)
@@ -143,11 +115,7 @@ func TestDedupPipelinedMatchesDedup(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		appendFuncTypes(full, 1+int(seed%4))
-		want, err := Dedup(full)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
+		want := dedupWithFuncs(t, seed, full)
 
 		piped := empty()
 		s, err := StartPipelinedDedup(piped)
@@ -186,17 +154,46 @@ func TestDedupPipelinedMatchesDedup(t *testing.T) {
 		if s.Restarted != "" {
 			restarts[s.Restarted]++
 		}
-		wb, err := want.Marshal(binary.LittleEndian)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gb, err := got.Marshal(binary.LittleEndian)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(wb, gb) {
-			t.Fatalf("seed %d: pipelined dedup differs:\n%s\nwant\n%s", seed, formatTypes(got), formatTypes(want))
-		}
+		sameBTF(t, fmt.Sprintf("seed %d: pipelined dedup", seed), got, want)
+	}
+}
+
+// seedBase returns, for one seed in three, a random deduplicated base for
+// split BTF, else nil.
+func seedBase(t *testing.T, seed uint64) *Types {
+	if seed%3 != 2 {
+		return nil
+	}
+	b, err := Dedup(randomCUs(seed+1000, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// dedupWithFuncs appends the function types to full and returns its Dedup.
+func dedupWithFuncs(t *testing.T, seed uint64, full *Types) *Types {
+	appendFuncTypes(full, 1+int(seed%4))
+	want, err := Dedup(full)
+	if err != nil {
+		t.Fatalf("seed %d: %v", seed, err)
+	}
+	return want
+}
+
+// sameBTF fails t unless got and want marshal to the same bytes.
+func sameBTF(t *testing.T, what string, got, want *Types) {
+	t.Helper()
+	wb, err := want.Marshal(binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, err := got.Marshal(binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(wb, gb) {
+		t.Fatalf("%s differs:\n%s\nwant\n%s", what, formatTypes(got), formatTypes(want))
 	}
 }
 

@@ -38,11 +38,7 @@ func (d *deduper) structType(id uint32) error {
 		}
 	} else {
 		for _, c := range d.table.candidates(h) {
-			if !d.shallowCand(k, w, d.typ(c)) {
-				continue
-			}
-			d.clearHypot()
-			eq, err := d.isEquiv(id, c, 0)
+			eq, err := d.tryCand(id, c, k, w)
 			if err != nil {
 				return err
 			}
@@ -64,6 +60,16 @@ func (d *deduper) structType(id uint32) error {
 	return nil
 }
 
+// tryCand reports whether candidate c has id's shallow signature and an
+// equivalent type graph, leaving the correspondence in the hypothetical map.
+func (d *deduper) tryCand(id, c uint32, k Kind, w []uint32) (bool, error) {
+	if !d.shallowCand(k, w, d.typ(c)) {
+		return false, nil
+	}
+	d.clearHypot()
+	return d.isEquiv(id, c, 0)
+}
+
 // shallowCand reports whether candidate words cw have the shallow signature
 // of w, of kind k. A FWD sharing the hash would be "equivalent" and could
 // form a FWD <-> STRUCT loop; only same-kind candidates qualify.
@@ -83,11 +89,7 @@ func (d *deduper) structCandAnyOrder(id uint32, k Kind, w []uint32, h uint64) (u
 	var pick uint32
 	var saved []uint32 // the winner's hypothetical map, as pairs
 	for _, c := range d.table.candidates(h) {
-		if !d.shallowCand(k, w, d.typ(c)) {
-			continue
-		}
-		d.clearHypot()
-		eq, err := d.isEquiv(id, c, 0)
+		eq, err := d.tryCand(id, c, k, w)
 		if err != nil {
 			return 0, err
 		}

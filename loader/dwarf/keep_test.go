@@ -65,28 +65,5 @@ func TestKeep(t *testing.T) {
 			t.Fatalf("%d DIEs, %d attributes dropped: the test checks too little", dies, dropped)
 		}
 	}
-	for _, cc := range []string{"gcc", "clang"} {
-		t.Run(cc, func(t *testing.T) {
-			path := compile(t, cc, testSource, "-gdwarf-5", "-O2")
-			d := mustNew(t, sectionsOf(t, path))
-			units, err := d.Units()
-			if err != nil {
-				t.Fatal(err)
-			}
-			check(t, d, units)
-		})
-	}
-	t.Run("vmlinux", func(t *testing.T) {
-		_, s := vmlinux(t)
-		d := mustNew(t, s)
-		units, err := d.Units()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var sample []Unit
-		for i := 0; i < len(units); i += 53 {
-			sample = append(sample, units[i])
-		}
-		check(t, d, sample)
-	})
+	onTestInputs(t, 53, check)
 }

@@ -420,12 +420,9 @@ func (r *Reader) Next(e *Entry) bool {
 			} else {
 				v = get64(info[pos:], le)
 			}
-			n, ok := strLen(r.nul, v)
-			if !ok || v >= uint64(len(r.str)) {
-				r.cstring(r.str, ".debug_str", v, pos) // records the error
-				return false
+			if f.Val, f.Bytes = v, r.strp(v, pos); f.Bytes == nil {
+				return false // strp recorded the error
 			}
-			f.Val, f.Bytes = v, r.str[v:v+uint64(n):v+uint64(n)]
 			pos += size
 		case fastPresent:
 			f.Val, f.Bytes = 1, nil
@@ -533,12 +530,9 @@ func (r *Reader) nextPlanned(e *Entry, ab *abbrev, p *keptPlan, pos int) int {
 			} else {
 				v = get64(info[at:], le)
 			}
-			l, ok := strLen(r.nul, v)
-			if !ok || v >= uint64(len(r.str)) {
-				r.cstring(r.str, ".debug_str", v, at) // records the error
-				return -1
+			if f.Val, f.Bytes = v, r.strp(v, at); f.Bytes == nil {
+				return -1 // strp recorded the error
 			}
-			f.Val, f.Bytes = v, r.str[v:v+uint64(l):v+uint64(l)]
 		case fastPresent:
 			f.Val, f.Bytes = 1, nil
 		case fastImplicit:

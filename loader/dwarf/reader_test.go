@@ -150,6 +150,12 @@ func TestSkipChildren(t *testing.T) {
 			t.Fatalf("only %d top-level DIEs", n)
 		}
 	}
+	onTestInputs(t, 97, check)
+}
+
+// onTestInputs runs check on the units of testSource built by gcc and by
+// clang (DWARF 5, -O2), and on every step-th unit of the corpus kernel.
+func onTestInputs(t *testing.T, step int, check func(t *testing.T, d *Data, units []Unit)) {
 	for _, cc := range []string{"gcc", "clang"} {
 		t.Run(cc, func(t *testing.T) {
 			path := compile(t, cc, testSource, "-gdwarf-5", "-O2")
@@ -169,7 +175,7 @@ func TestSkipChildren(t *testing.T) {
 			t.Fatal(err)
 		}
 		var sample []Unit
-		for i := 0; i < len(units); i += 97 {
+		for i := 0; i < len(units); i += step {
 			sample = append(sample, units[i])
 		}
 		check(t, d, sample)
