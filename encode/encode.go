@@ -62,6 +62,11 @@ type Result struct {
 	Decisions []engine.Decision // one per function group, same order
 	// Instances holds, with Options.Detail, every instance of each group.
 	Instances [][]facts.Instance
+	// AnnotationsDropped says why the decl tags policies asked for
+	// (Decision.Annotations) are not in the BTF: DeclTagOff, or "".
+	AnnotationsDropped string
+	// Warnings are things the encode did not do as asked, for people.
+	Warnings []string
 }
 
 // Phase is the wall time of one step.
@@ -131,9 +136,6 @@ func Encode(path string, opts Options) (*Result, error) {
 
 	groups := groupStates(all, states, elf, opts.Features, fo.relocatable)
 	res.Functions = groupFacts(groups, elf, in.SectionName, opts.Features, opts.Detail)
-	if opts.Detail {
-		res.Instances = instanceDetail(groups, elf, opts.Features)
-	}
 	lap("facts")
 	pol := opts.Policy
 	if pol == nil {
@@ -141,17 +143,9 @@ func Encode(path string, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	res.Decisions, err = pol.DecideFunctions(context.Background(), res.Functions, opts.Jobs)
+	include, extra, err := decideGroups(pol, all, groups, elf, in.SectionName, opts, res)
 	if err != nil {
 		return nil, fmt.Errorf("%s: policy: %w", path, err)
-	}
-	include := make([]bool, len(groups))
-	extra := make([][]loader.FuncAnnot, len(groups))
-	for i, d := range res.Decisions {
-		include[i] = d.Include
-		for _, a := range d.Annotations {
-			extra[i] = append(extra[i], loader.FuncAnnot{Value: a.Value, Component: int32(a.Component)})
-		}
 	}
 	lap("policy")
 	if opts.DecideOnly {

@@ -23,9 +23,12 @@ type funcState struct {
 	uncertain       bool
 	optimizedSymbol bool
 	addrMatches     bool
-	trueSym         int32 // index into the group's symbols, -1
-	annots          []loader.FuncAnnot
-	facts           []facts.Param // every DWARF parameter, for reports
+	// trueSym indexes the group's first dotted symbol at addr, -1: the
+	// name of its true signature, used where true signatures apply to the
+	// group (the feature, or a true_signature rule).
+	trueSym int32
+	annots  []loader.FuncAnnot
+	facts   []facts.Param // every DWARF parameter, for reports
 	// Accumulated group flags (pahole stores the running OR in each state).
 	accU, accI, accC, accR bool
 }
@@ -40,7 +43,7 @@ type stateParam struct {
 type cuFuncOptions struct {
 	elf           *loader.ElfFuncs
 	arch          loader.Arch
-	trueSignature bool
+	trueSignature bool // the feature: states drop the parameters clang optimized out
 	relocatable   bool // ET_REL: DWARF addresses never equal symbol values (spec §2.9 h)
 }
 
@@ -80,7 +83,7 @@ func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
 					continue
 				}
 				s.addrMatches = true
-				if o.trueSignature && s.trueSym < 0 && strings.IndexByte(sym.Name, '.') >= 0 {
+				if s.trueSym < 0 && strings.IndexByte(sym.Name, '.') >= 0 {
 					s.trueSym = int32(k)
 				}
 				if !s.optimizedSymbol && optimizedSuffix(sym.Name) {

@@ -17,6 +17,9 @@ type funcGroup struct {
 	canon    int // index of the canonical state
 	trueSig  int // index of the true-signature state, -1
 	mismatch string
+	// trueSignature: true signatures apply to the group, by the feature or
+	// because a true_signature rule selected it.
+	trueSignature bool
 }
 
 // groupStates sorts the saved states by base name (stably, so CU order is
@@ -30,22 +33,29 @@ func groupStates(types *btf.Types, states []funcState, elf *loader.ElfFuncs, set
 		for j < len(states) && states[j].elf == states[i].elf {
 			j++
 		}
-		g := funcGroup{elf: states[i].elf, states: states[i:j:j], trueSig: -1}
+		g := funcGroup{elf: states[i].elf, states: states[i:j:j], trueSig: -1, trueSignature: set.TrueSignature}
 		combine(types, &g)
-		if set.TrueSignature {
-			for k := range g.states {
-				s := &g.states[k]
-				if s.trueSym >= 0 && !s.accU && !s.accC {
-					g.trueSig = k
-					break
-				}
-			}
-		}
-		g.canon = canonical(&g, set)
+		g.choose()
 		groups = append(groups, g)
 		i = j
 	}
 	return groups
+}
+
+// choose picks the group's true-signature state (spec §2.7 step 4), if
+// true signatures apply to it, and its canonical state (step 5).
+func (g *funcGroup) choose() {
+	g.trueSig = -1
+	if g.trueSignature {
+		for k := range g.states {
+			s := &g.states[k]
+			if s.trueSym >= 0 && !s.accU && !s.accC {
+				g.trueSig = k
+				break
+			}
+		}
+	}
+	g.canon = canonical(g)
 }
 
 // combine is pahole's saved_functions_combine over a group: the first state
@@ -91,14 +101,15 @@ func protoMismatch(types *btf.Types, a, b *funcState) string {
 	return ""
 }
 
-// optSkip is pahole's btf_encoder_func_state__skip_optimized_parms.
-func optSkip(s *funcState, set features.Set) bool {
-	return !set.TrueSignature && s.flags&loader.FuncOptimizedParms != 0 &&
+// optSkip is pahole's btf_encoder_func_state__skip_optimized_parms, with
+// trueSig saying whether true signatures apply to the state's group.
+func optSkip(s *funcState, trueSig bool) bool {
+	return !trueSig && s.flags&loader.FuncOptimizedParms != 0 &&
 		(s.flags&loader.FuncSignatureChanged != 0 || s.optimizedSymbol)
 }
 
 // canonical is pahole's btf_encoder__select_canonical_state.
-func canonical(g *funcGroup, set features.Set) int {
+func canonical(g *funcGroup) int {
 	if len(g.states) == 1 {
 		return 0
 	}
@@ -111,7 +122,7 @@ func canonical(g *funcGroup, set features.Set) int {
 		if first < 0 {
 			first = k
 		}
-		if !optSkip(s, set) {
+		if !optSkip(s, g.trueSignature) {
 			return k
 		}
 	}
@@ -122,39 +133,46 @@ func canonical(g *funcGroup, set features.Set) int {
 }
 
 // groupFacts builds the policy facts of every group; ids follow the order.
-func groupFacts(groups []funcGroup, elf *loader.ElfFuncs, sectionName func(uint32) string, set features.Set, detail bool) []facts.Function {
+// With detail, instances carry their parameters.
+func groupFacts(groups []funcGroup, elf *loader.ElfFuncs, sectionName func(uint32) string, _ features.Set, detail bool) []facts.Function {
 	out := make([]facts.Function, len(groups))
 	for gi := range groups {
-		g := &groups[gi]
-		ef := &elf.Funcs[g.elf]
-		first := &g.states[0]
-		f := facts.Function{
-			ID: gi, Name: ef.Name, AmbiguousAddr: ef.Ambiguous, Instances: len(g.states),
-			Kfunc: ef.Kfunc, KfuncFlags: ef.KfuncFlags, BTFIDRef: ef.BTFIDRef,
-			UnexpectedReg: first.accU, UncertainLoc: first.accC, Reordered: first.accR,
-			Inconsistent: first.accI, Mismatch: g.mismatch,
-		}
-		for _, s := range ef.Syms {
-			f.Symbols = append(f.Symbols, facts.Symbol{Name: s.Name, Value: s.Value, Size: s.Size,
-				Section: sectionName(s.Section), Global: s.Bind == 1 || s.Bind == 2})
-		}
-		if len(f.Symbols) > 0 {
-			f.Section = f.Symbols[0].Section
-		}
-		c := &g.states[g.canon]
-		f.Canonical = instanceFacts(c, ef, set, detail)
-		f.Noreturn = c.flags&(loader.FuncNoreturn|loader.FuncNoreturnOrigin) != 0
-		f.External = c.flags&(loader.FuncExternal|loader.FuncExternalOrigin) != 0
-		if g.trueSig >= 0 {
-			ts := instanceFacts(&g.states[g.trueSig], ef, set, detail)
-			f.TrueSig = &ts
-		}
-		out[gi] = f
+		out[gi] = groupFact(&groups[gi], gi, elf, sectionName, detail)
 	}
 	return out
 }
 
-func instanceFacts(s *funcState, ef *loader.ElfFunc, set features.Set, detail bool) facts.Instance {
+// groupFact builds the facts of group g, whose id is gi.
+func groupFact(g *funcGroup, gi int, elf *loader.ElfFuncs, sectionName func(uint32) string, detail bool) facts.Function {
+	ef := &elf.Funcs[g.elf]
+	first := &g.states[0]
+	f := facts.Function{
+		ID: gi, Name: ef.Name, AmbiguousAddr: ef.Ambiguous, Instances: len(g.states),
+		Kfunc: ef.Kfunc, KfuncFlags: ef.KfuncFlags, BTFIDRef: ef.BTFIDRef,
+		UnexpectedReg: first.accU, UncertainLoc: first.accC, Reordered: first.accR,
+		Inconsistent: first.accI, Mismatch: g.mismatch,
+	}
+	for _, s := range ef.Syms {
+		f.Symbols = append(f.Symbols, facts.Symbol{Name: s.Name, Value: s.Value, Size: s.Size,
+			Section: sectionName(s.Section), Global: s.Bind == 1 || s.Bind == 2})
+	}
+	if len(f.Symbols) > 0 {
+		f.Section = f.Symbols[0].Section
+	}
+	f.TextRegions = elf.RegionsOf(ef)
+	c := &g.states[g.canon]
+	f.Canonical = instanceFacts(g, c, ef, detail)
+	f.Noreturn = c.flags&(loader.FuncNoreturn|loader.FuncNoreturnOrigin) != 0
+	f.External = c.flags&(loader.FuncExternal|loader.FuncExternalOrigin) != 0
+	if g.trueSig >= 0 {
+		ts := instanceFacts(g, &g.states[g.trueSig], ef, detail)
+		f.TrueSig = &ts
+	}
+	return f
+}
+
+// instanceFacts builds the facts of state s of group g.
+func instanceFacts(g *funcGroup, s *funcState, ef *loader.ElfFunc, detail bool) facts.Instance {
 	in := facts.Instance{
 		CU: int(s.cu), DIE: s.die, Addr: s.addr, AddrMatchesSymbol: s.addrMatches,
 		Inline:           s.flags&loader.FuncInline != 0,
@@ -164,15 +182,50 @@ func instanceFacts(s *funcState, ef *loader.ElfFunc, set features.Set, detail bo
 		Reordered:        s.flags&loader.FuncReordered != 0,
 		SignatureChanged: s.flags&loader.FuncSignatureChanged != 0,
 		OptimizedSymbol:  s.optimizedSymbol,
-		OptimizedSkip:    optSkip(s, set),
+		OptimizedSkip:    optSkip(s, g.trueSignature),
 	}
-	if s.trueSym >= 0 {
+	if g.trueSignature && s.trueSym >= 0 {
 		in.TrueSym = ef.Syms[s.trueSym].Name
 	}
 	if detail {
 		in.Params = s.facts
 	}
 	return in
+}
+
+// addParams gives the canonical and true-signature instances of fns their
+// parameters, for policies that read them when groupFacts left them out.
+func addParams(groups []funcGroup, fns []facts.Function) {
+	for gi := range groups {
+		g := &groups[gi]
+		fns[gi].Canonical.Params = g.states[g.canon].facts
+		if g.trueSig >= 0 && fns[gi].TrueSig != nil {
+			fns[gi].TrueSig.Params = g.states[g.trueSig].facts
+		}
+	}
+}
+
+// addPrototypes fills in the prototypes of the canonical and
+// true-signature instances of fns.
+func addPrototypes(types *btf.Types, groups []funcGroup, elf *loader.ElfFuncs, fns []facts.Function) {
+	p := &protoPrinter{types: types}
+	for gi := range groups {
+		g := &groups[gi]
+		fns[gi].Canonical.Prototype = p.prototype(stateName(g, g.canon, elf), &g.states[g.canon])
+		if g.trueSig >= 0 && fns[gi].TrueSig != nil {
+			fns[gi].TrueSig.Prototype = p.prototype(stateName(g, g.trueSig, elf), &g.states[g.trueSig])
+		}
+	}
+}
+
+// stateName is the FUNC name state k of g would be emitted under: its
+// clone's name for the true-signature state, else the base name.
+func stateName(g *funcGroup, k int, elf *loader.ElfFuncs) string {
+	ef := &elf.Funcs[g.elf]
+	if k == g.trueSig {
+		return ef.Syms[g.states[k].trueSym].Name
+	}
+	return ef.Name
 }
 
 // kfunc flags (include/linux/btf.h).
@@ -255,13 +308,18 @@ func arenaPtr(types *btf.Types, ptr btf.TypeID) (btf.TypeID, error) {
 	return types.AddRef(btf.KindPtr, 0, tag), nil
 }
 
-// instanceDetail lists every instance of every group, for explain.
-func instanceDetail(groups []funcGroup, elf *loader.ElfFuncs, set features.Set) [][]facts.Instance {
+// instanceDetail lists every instance of every group, with parameters and
+// prototypes, for explain and the report.
+func instanceDetail(types *btf.Types, groups []funcGroup, elf *loader.ElfFuncs) [][]facts.Instance {
+	p := &protoPrinter{types: types}
 	out := make([][]facts.Instance, len(groups))
 	for gi := range groups {
 		g := &groups[gi]
+		out[gi] = make([]facts.Instance, len(g.states))
 		for k := range g.states {
-			out[gi] = append(out[gi], instanceFacts(&g.states[k], &elf.Funcs[g.elf], set, true))
+			in := instanceFacts(g, &g.states[k], &elf.Funcs[g.elf], true)
+			in.Prototype = p.prototype(stateName(g, k, elf), &g.states[k])
+			out[gi][k] = in
 		}
 	}
 	return out

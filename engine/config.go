@@ -14,7 +14,7 @@ func checkConfig(cfg any) error {
 	if !ok {
 		return fmt.Errorf("policy data (data.btfgate.config): want an object, got %s", jsonKind(cfg))
 	}
-	for _, list := range []string{"deny", "keep"} {
+	for _, list := range []string{"deny", "keep", "true_signature"} {
 		err := eachEntry(m, list, func(e any) error {
 			switch e := e.(type) {
 			case string:

@@ -24,10 +24,60 @@ import (
 // rule documents and keep/exclude conflicts are reported before
 // violations.
 func (e *Engine) DecideFunctions(ctx context.Context, fns []facts.Function, jobs int) ([]Decision, error) {
-	index, err := indexIDs(fns)
-	if err != nil {
-		return nil, err
+	return e.NewSession(fns, jobs).DecideFunctions(ctx)
+}
+
+// Session evaluates the policies over one list of function groups, in
+// jobs batches, and builds each function's part of the input once for
+// every query it runs: SelectTrueSignature, then DecideFunctions, read the
+// same input but for the functions marked Changed in between. It is not
+// safe for concurrent use.
+type Session struct {
+	e      *Engine
+	fns    []facts.Function
+	jobs   int
+	terms  []*ast.Term   // each function's input object, once built
+	shared []*batchTerms // each batch's shared objects
+	index  map[int]int
+	err    error // from indexIDs
+}
+
+// NewSession starts a session over fns, which it reads at each query (the
+// caller may change a function between queries, and must then call
+// Changed). jobs <= 0 means GOMAXPROCS.
+func (e *Engine) NewSession(fns []facts.Function, jobs int) *Session {
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
 	}
+	jobs = max(min(jobs, len(fns)), 1)
+	s := &Session{e: e, fns: fns, jobs: jobs, terms: make([]*ast.Term, len(fns)), shared: make([]*batchTerms, jobs)}
+	for j := range s.shared {
+		s.shared[j] = newBatchTerms()
+	}
+	s.index, s.err = indexIDs(fns)
+	return s
+}
+
+// Changed says that fns[i] changed since the last query.
+func (s *Session) Changed(i int) { s.terms[i] = nil }
+
+// bounds is batch j's slice [lo, hi) of the functions.
+func (s *Session) bounds(j int) (lo, hi int) {
+	return j * len(s.fns) / s.jobs, (j + 1) * len(s.fns) / s.jobs
+}
+
+// batchInput is batch j's input document.
+func (s *Session) batchInput(j int) ast.Value {
+	lo, hi := s.bounds(j)
+	return s.e.input.input(s.e.features, s.fns[lo:hi], s.terms[lo:hi], s.shared[j])
+}
+
+// DecideFunctions is Engine.DecideFunctions on the session's functions.
+func (s *Session) DecideFunctions(ctx context.Context) ([]Decision, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	fns, e := s.fns, s.e
 	out := make([]Decision, len(fns))
 	for i := range fns {
 		out[i] = Decision{ID: fns[i].ID, Name: fns[i].Name, Include: true}
@@ -35,10 +85,7 @@ func (e *Engine) DecideFunctions(ctx context.Context, fns []facts.Function, jobs
 	if len(fns) == 0 {
 		return out, nil
 	}
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	jobs = min(jobs, len(fns))
+	jobs := s.jobs
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -46,9 +93,9 @@ func (e *Engine) DecideFunctions(ctx context.Context, fns []facts.Function, jobs
 	reports := make([]batchReport, jobs)
 	var wg sync.WaitGroup
 	for j := range jobs {
-		lo, hi := j*len(fns)/jobs, (j+1)*len(fns)/jobs
+		lo, hi := s.bounds(j)
 		wg.Go(func() {
-			reports[j], errs[j] = e.decideBatch(ctx, batch{fns, out, index, lo, hi})
+			reports[j], errs[j] = e.decideBatch(ctx, batch{fns, out, s.index, lo, hi}, s.batchInput(j))
 			if errs[j] != nil {
 				cancel()
 			}
@@ -129,11 +176,10 @@ type batch struct {
 // decideBatch evaluates one batch and fills in the decisions of the
 // functions that some rule named; the others keep the decision they
 // already hold (included, no reasons).
-func (e *Engine) decideBatch(ctx context.Context, b batch) (batchReport, error) {
+func (e *Engine) decideBatch(ctx context.Context, b batch, input ast.Value) (batchReport, error) {
 	if err := ctx.Err(); err != nil {
 		return batchReport{}, err
 	}
-	input := e.input.input(e.features, b.fns[b.lo:b.hi])
 	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(input))
 	if ctx.Err() != nil {
 		return batchReport{}, ctx.Err()

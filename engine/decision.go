@@ -20,6 +20,10 @@ type Decision struct {
 	// Annotations are extra decl tags for the FUNC, by rule and value;
 	// only for included functions.
 	Annotations []Annotation
+	// TrueSignature lists the true_signature rules that selected the
+	// group, by rule and message: SelectTrueSignature's answer, which the
+	// encoder copies here (DecideFunctions leaves it nil).
+	TrueSignature []Reason
 }
 
 // Reason is one rule's verdict on a function.

@@ -13,8 +13,9 @@
 //
 // FUNCTION holds facts.Function's fields under their JSON names (name,
 // ambiguous_addr, unexpected_reg, uncertain_loc, reordered, inconsistent,
-// mismatch, kfunc, symbols, ...), with canonical and true_sig (null when
-// absent) as nested objects of facts.Instance's fields, params included.
+// mismatch, kfunc, symbols, text_regions, ...), with canonical and
+// true_sig (null when absent) as nested objects of facts.Instance's
+// fields, params included.
 // Only the fields that some loaded module mentions by name are built: a
 // policy that reaches a field through a computed key, or walks all of a
 // function's keys, sees only those.
@@ -25,7 +26,7 @@
 //
 // # Rules
 //
-// Rule modules belong to package btfgate.functions and add to five
+// Rule modules belong to package btfgate.functions and add to six
 // documents, keyed by rule name, then function id, each entry a set:
 //
 //	skip.RULE[id]      messages: leave the function out; keep overrides
@@ -34,6 +35,15 @@
 //	annotate.RULE[id]  decl tags for it if it goes in: "text"
 //	                   (component -1) or {"value": "text", "component": N}
 //	deny.RULE[id]      messages: this outcome is not allowed
+//	true_signature.RULE[id]
+//	                   messages: give the function its true signature (its
+//	                   clone, foo.isra.0, under its own name), as the
+//	                   true_signature feature would
+//
+// true_signature is asked first, on its own (SelectTrueSignature, query
+// data.btfgate.decision.true_signature_result): the encoder recomputes
+// the selected groups' facts, then asks for the decisions. A Session runs
+// both queries building each function's input once.
 //
 // pahole's six reasons are the skip rules ambiguous_address,
 // optimized_parameters, reordered_parameters, uncertain_location,
@@ -65,12 +75,13 @@
 // # Data
 //
 // Config.Data is mounted at data.btfgate.config. The default set reads
-// three lists from it (policies/config_lists.rego), and New checks their
+// four lists from it (policies/config_lists.rego), and New checks their
 // shape:
 //
 //	deny: ["glob", {"name": "glob", "reason": "text"}, ...]
 //	keep: [same shape]
 //	tags: [{"name": "glob", "tag": "text"}, ...]
+//	true_signature: [same shape as deny]
 //
 // User modules may read any other key.
 //

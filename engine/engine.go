@@ -40,12 +40,17 @@ type Config struct {
 
 // Engine evaluates a compiled policy set. It is safe for concurrent use.
 type Engine struct {
-	query    rego.PreparedEvalQuery
+	query rego.PreparedEvalQuery
+	// trueSig is the true_signature selection query, prepared only when
+	// some module or the configuration selects functions (see
+	// SelectsTrueSignature).
+	trueSig  *rego.PreparedEvalQuery
 	features *ast.Term
 	input    *inputBuilder
 	// origins maps "kind.rule" (e.g. "skip.ambiguous_address") to the
 	// module or modules that define the rule.
-	origins map[string]string
+	origins   map[string]string
+	mentioned func(string) bool
 }
 
 // decisionQuery is decision.rego's verdict on a batch: the rule
@@ -85,13 +90,30 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden))
 	}
-	return &Engine{
-		query:    query,
-		features: featuresTerm(cfg.Features),
-		input:    newInputBuilder(mentions(parsed)),
-		origins:  ruleOrigins(parsed),
-	}, nil
+	mentioned := mentions(parsed)
+	e := &Engine{
+		query:     query,
+		features:  featuresTerm(cfg.Features),
+		input:     newInputBuilder(mentioned),
+		origins:   ruleOrigins(parsed),
+		mentioned: mentioned,
+	}
+	if selectsTrueSignature(cfg, parsed) {
+		opts[0] = rego.Query(trueSignatureQuery)
+		q, err := rego.New(opts...).PrepareForEval(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden))
+		}
+		e.trueSig = &q
+	}
+	return e, nil
 }
+
+// Mentions reports whether some loaded module names a fact (or any key)
+// name as a string: the input builder passes only those facts, and the
+// encoder builds costly facts (params, prototype) only when a policy can
+// read them.
+func (e *Engine) Mentions(name string) bool { return e.mentioned(name) }
 
 // keepTerm hands evaluation results over as AST terms, so decisions are
 // read without converting them to Go maps first.

@@ -48,18 +48,32 @@ func only[T any](mentioned func(string) bool, all map[string]func(*T, *batchTerm
 	return out
 }
 
-// input builds the input document for one batch of functions.
-func (b *inputBuilder) input(features *ast.Term, fns []facts.Function) ast.Value {
+// input builds the input document for one batch of functions. terms, if
+// not nil, holds each function's object by position in fns: a nil entry is
+// built and stored, others are used as they are. bt holds the objects the
+// batch shares (newBatchTerms).
+func (b *inputBuilder) input(features *ast.Term, fns []facts.Function, terms []*ast.Term, bt *batchTerms) ast.Value {
 	byID := ast.NewObjectWithCapacity(len(fns))
-	bt := &batchTerms{shared: map[string]*ast.Term{}}
 	for i := range fns {
-		byID.Insert(ast.InternedTerm(fns[i].ID), object(bt, kindFunction, b.function, &fns[i]))
+		var t *ast.Term
+		if terms != nil {
+			t = terms[i]
+		}
+		if t == nil {
+			t = object(bt, kindFunction, b.function, &fns[i])
+			if terms != nil {
+				terms[i] = t
+			}
+		}
+		byID.Insert(ast.InternedTerm(fns[i].ID), t)
 	}
 	return ast.NewObject(
 		[2]*ast.Term{b.features, features},
 		[2]*ast.Term{b.functions, ast.NewTerm(byID)},
 	)
 }
+
+func newBatchTerms() *batchTerms { return &batchTerms{shared: map[string]*ast.Term{}} }
 
 // batchTerms holds the objects one batch's input shares. Objects whose
 // values are all booleans, null or "" are built once per batch: most
@@ -140,6 +154,18 @@ func list[T any](bt *batchTerms, kind byte, fs []inputField[T], xs []T) *ast.Ter
 	return ast.ArrayTerm(arr...)
 }
 
+// stringList is a list of strings; the empty list is shared.
+func stringList(bt *batchTerms, xs []string) *ast.Term {
+	if len(xs) == 0 {
+		return list[facts.Param](bt, kindParam, nil, nil)
+	}
+	arr := make([]*ast.Term, len(xs))
+	for i, x := range xs {
+		arr[i] = str(x)
+	}
+	return ast.ArrayTerm(arr...)
+}
+
 func boolean(v bool) *ast.Term { return ast.InternedTerm(v) }
 func integer(v int) *ast.Term  { return ast.InternedTerm(v) }
 
@@ -173,6 +199,7 @@ func functionFields(b *inputBuilder) map[string]func(*facts.Function, *batchTerm
 		"inconsistent":   func(f *facts.Function, _ *batchTerms) *ast.Term { return boolean(f.Inconsistent) },
 		"mismatch":       func(f *facts.Function, _ *batchTerms) *ast.Term { return str(f.Mismatch) },
 		"section":        func(f *facts.Function, _ *batchTerms) *ast.Term { return str(f.Section) },
+		"text_regions":   func(f *facts.Function, bt *batchTerms) *ast.Term { return stringList(bt, f.TextRegions) },
 		"noreturn":       func(f *facts.Function, _ *batchTerms) *ast.Term { return boolean(f.Noreturn) },
 		"external":       func(f *facts.Function, _ *batchTerms) *ast.Term { return boolean(f.External) },
 		"symbols": func(f *facts.Function, bt *batchTerms) *ast.Term {

@@ -39,7 +39,7 @@ func TestInputHasMentionedFieldsOnly(t *testing.T) {
 		f.Canonical.Addr = 0xffffffff81000000
 		f.Canonical.Params = []facts.Param{{Name: "a", LocReg: 5}, {Name: "b", LocReg: -1}}
 	})
-	in := b.input(ast.ObjectTerm(), []facts.Function{f})
+	in := b.input(ast.ObjectTerm(), []facts.Function{f}, nil, newBatchTerms())
 	got := in.(ast.Object).Get(ast.StringTerm("functions")).Value.(ast.Object).Get(ast.IntNumberTerm(5))
 	want := ast.MustParseTerm(`{
 		"name": "f",

@@ -13,7 +13,7 @@ func ruleKinds() []string { return []string{"skip", "exclude", "keep", "annotate
 
 // allKinds are every rule document of package btfgate.functions: the
 // deciding ones and deny, which judges their outcome.
-func allKinds() []string { return append(ruleKinds(), "deny") }
+func allKinds() []string { return append(ruleKinds(), "deny", "true_signature") }
 
 // ruleOrigins maps "kind.rule" to the modules defining that rule, for
 // Reason.Module. Rules whose name is computed (skip[name][id]) cannot be

@@ -40,6 +40,9 @@ func syntheticKernel(n int) []facts.Function {
 			CU: i / 40, DIE: uint64(i) * 100, Addr: addr, AddrMatchesSymbol: true,
 			Prototype: "int " + f.Name + "(...)", Params: params,
 		}
+		if i%300 == 7 { // 150 noinstr functions
+			f.TextRegions = []string{"noinstr"}
+		}
 		if rng.IntN(1000) < 20 { // ~2% flagged
 			flag(f, rng)
 		}

@@ -50,14 +50,25 @@ type Function struct {
 	// Instance.OptimizedSkip), else the first whose address matches, else
 	// the first.
 	Canonical Instance `json:"canonical"`
-	// TrueSig is the instance emitted under its dotted clone name with the
-	// true_signature feature (the first with TrueSym set and U, C unset so
-	// far), or nil.
+	// TrueSig is the instance emitted under its dotted clone name where
+	// true signatures apply to the group: with the true_signature feature,
+	// or because a true_signature policy rule selected the group (the
+	// first instance with TrueSym set and U, C unset so far). Nil
+	// otherwise; policies then see null.
 	TrueSig *Instance `json:"true_sig,omitempty"`
 
 	// Section is the ELF section of the first symbol (e.g. ".text",
 	// ".noinstr.text", ".init.text").
 	Section string `json:"section"`
+	// TextRegions names the linker-marked text regions some symbol lies
+	// in, sorted: "noinstr" for an address in [__noinstr_text_start,
+	// __noinstr_text_end), likewise "entry", "irqentry", "softirqentry",
+	// "kprobes", "cpuidle", "sched", "lock", "static_call" or any other
+	// __NAME_text_start/__NAME_text_end pair of .symtab in the symbol's
+	// section. A vmlinux merges those input sections into .text and
+	// keeps only the markers; modules keep the sections (see Section) and
+	// have no markers. Regions may nest (irqentry lies inside entry).
+	TextRegions []string `json:"text_regions,omitempty"`
 	// Noreturn: the canonical instance (or its origin) has DW_AT_noreturn.
 	Noreturn bool `json:"noreturn"`
 	// External: the canonical instance (or its origin) has DW_AT_external.
@@ -98,13 +109,17 @@ type Instance struct {
 	SignatureChanged bool `json:"signature_changed"`
 	// OptimizedSymbol: a symbol at Addr has .isra or .constprop in its name.
 	OptimizedSymbol bool `json:"optimized_symbol"`
-	// OptimizedSkip: pahole's "optimized parameters" test for this instance
-	// with the current features: OptimizedParms and (SignatureChanged or
-	// OptimizedSymbol), and true_signature off.
+	// OptimizedSkip: pahole's "optimized parameters" test for this
+	// instance: OptimizedParms and (SignatureChanged or OptimizedSymbol),
+	// and true signatures do not apply to the group (see TrueSig).
 	OptimizedSkip bool `json:"optimized_skip"`
-	// TrueSym: with true_signature, the first dotted symbol at Addr.
+	// TrueSym: where true signatures apply to the group, the first dotted
+	// symbol at Addr.
 	TrueSym string `json:"true_sym,omitempty"`
-	// Prototype is the C-like prototype emitted for this instance, for people.
+	// Prototype is the instance's C declaration as its FUNC_PROTO would be
+	// emitted (after pahole's parameter drops), named as its FUNC would
+	// be, for people: "int foo(struct sk_buff *skb, u32 len)". Built only
+	// when a policy mentions "prototype", and for reports and explain.
 	Prototype string `json:"prototype,omitempty"`
 	// Params are the parameters as DWARF lists them (after origin names).
 	Params []Param `json:"params,omitempty"`

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,6 +37,20 @@ type ElfFuncs struct {
 	// Any is false when .symtab has no usable STT_FUNC symbol; pahole then
 	// encodes no function at all.
 	Any bool
+	// Regions are the text regions the linker marked, by start address.
+	Regions    []TextRegion
+	regionsEnd uint64 // the largest End
+}
+
+// TextRegion is a range of code a linker script marks with a pair of
+// symbols __NAME_text_start and __NAME_text_end: in a vmlinux, the input
+// sections .noinstr.text, .entry.text, .irqentry.text, .softirqentry.text,
+// .kprobes.text, .cpuidle.text, .sched.text, .spinlock.text (lock) and
+// .static_call.text are merged into .text between such markers.
+type TextRegion struct {
+	Name       string // NAME: "noinstr", "entry", ...
+	Section    uint32 // the markers' section index
+	Start, End uint64 // [Start, End)
 }
 
 // CollectElfFuncs groups the STT_FUNC symbols of syms by base name,
@@ -46,8 +61,12 @@ func CollectElfFuncs(syms []elffile.Symbol) *ElfFuncs {
 		sym  ElfSym
 	}
 	var all []entry
+	var marks regionMarks
 	for i := range syms {
 		s := &syms[i]
+		if strings.HasSuffix(s.Name, "_text_start") || strings.HasSuffix(s.Name, "_text_end") {
+			marks.add(s)
+		}
 		if s.Type() != elffile.STT_FUNC || s.Name == "" {
 			continue
 		}
@@ -62,7 +81,10 @@ func CollectElfFuncs(syms []elffile.Symbol) *ElfFuncs {
 		all = append(all, entry{base, ElfSym{Name: s.Name, Value: s.Value, Size: s.Size, Section: s.Section, Bind: s.Bind()}})
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].base < all[j].base })
-	t := &ElfFuncs{Any: len(all) > 0}
+	t := &ElfFuncs{Any: len(all) > 0, Regions: marks.regions()}
+	for _, r := range t.Regions {
+		t.regionsEnd = max(t.regionsEnd, r.End)
+	}
 	for i := 0; i < len(all); {
 		j := i + 1
 		for j < len(all) && all[j].base == all[i].base {
@@ -106,4 +128,70 @@ func (t *ElfFuncs) Find(name string) int {
 		return i
 	}
 	return -1
+}
+
+// regionMarks collects the __NAME_text_start and __NAME_text_end symbols.
+type regionMarks struct {
+	start, end map[string]*elffile.Symbol
+}
+
+func (m *regionMarks) add(s *elffile.Symbol) {
+	if m.start == nil {
+		m.start, m.end = map[string]*elffile.Symbol{}, map[string]*elffile.Symbol{}
+	}
+	name, ok := strings.CutPrefix(s.Name, "__")
+	if !ok {
+		return
+	}
+	if n, ok := strings.CutSuffix(name, "_text_start"); ok && n != "" {
+		if _, dup := m.start[n]; !dup {
+			m.start[n] = s
+		}
+	} else if n, ok := strings.CutSuffix(name, "_text_end"); ok && n != "" {
+		if _, dup := m.end[n]; !dup {
+			m.end[n] = s
+		}
+	}
+}
+
+// regions pairs the markers: a region needs both, in one section, with
+// start <= end. Sorted by start address, then name.
+func (m *regionMarks) regions() []TextRegion {
+	var out []TextRegion
+	for name, s := range m.start {
+		e, ok := m.end[name]
+		if !ok || e.Section != s.Section || e.Value < s.Value || s.Section == 0 || s.Section >= 0xff00 {
+			continue
+		}
+		out = append(out, TextRegion{Name: name, Section: s.Section, Start: s.Value, End: e.Value})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Start != out[j].Start {
+			return out[i].Start < out[j].Start
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// RegionsOf names the text regions that some symbol of f lies in, sorted
+// by name; nil if none.
+func (t *ElfFuncs) RegionsOf(f *ElfFunc) []string {
+	if len(t.Regions) == 0 {
+		return nil
+	}
+	var out []string
+	for _, s := range f.Syms {
+		if s.Value < t.Regions[0].Start || s.Value >= t.regionsEnd {
+			continue // below or above every region: most functions
+		}
+		for i := range t.Regions {
+			r := &t.Regions[i]
+			if s.Section == r.Section && s.Value >= r.Start && s.Value < r.End && !slices.Contains(out, r.Name) {
+				out = append(out, r.Name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -8,6 +8,10 @@
 #   tags: [{"name": GLOB, "tag": VALUE}, ...]
 #                        annotate.config_tags: decl tag VALUE (component
 #                        -1) on matching functions that go in
+#   true_signature: [ENTRY, ...]
+#                        true_signature.config_true_signature: emit
+#                        matching functions as the true_signature feature
+#                        would (their clone, foo.isra.0, under its name)
 #
 # ENTRY is a glob on the function name, "bpf_*", or an object
 # {"name": GLOB, "reason": TEXT}. Globs match the whole name with no
@@ -20,6 +24,8 @@ exclude.config_deny := config_verdicts(config_entries("deny", "denied by configu
 keep.config_keep := config_verdicts(config_entries("keep", "kept by configuration"))
 
 annotate.config_tags := config_verdicts({[e.name, e.tag] | some e in data.btfgate.config.tags})
+
+true_signature.config_true_signature := config_verdicts(config_entries("true_signature", "true signature by configuration"))
 
 # [glob, value] for each entry of a deny or keep list: the value is the
 # entry's reason, else what the list does and the glob.

@@ -40,9 +40,22 @@ test_config_several_entries_match if {
 		with data.btfgate.config.deny as ["bpf_*", "*foo"]
 }
 
+test_config_true_signature_selects_by_glob if {
+	functions.true_signature.config_true_signature == {
+		1: {"true signature by configuration (bpf_f*)"},
+		3: {"we trace its clone"},
+	} with input as names
+		with data.btfgate.config.true_signature as ["bpf_f*", {"name": "other", "reason": "we trace its clone"}]
+	r := decision.true_signature_result with input as names
+		with data.btfgate.config.true_signature as ["bpf_f*"]
+	r.true_signature.config_true_signature == {1: {"true signature by configuration (bpf_f*)"}}
+	r.problems == set()
+}
+
 test_config_absent_adds_nothing if {
 	not functions.exclude.config_deny with input as names
 	not functions.keep.config_keep with input as names
 	not functions.annotate.config_tags with input as names
+	not functions.true_signature.config_true_signature with input as names
 	not functions.exclude.config_deny with input as names with data.btfgate.config.deny as []
 }

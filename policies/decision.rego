@@ -18,6 +18,12 @@
 #   deny.RULE[id] = {MESSAGE, ...}     this outcome is not allowed: the
 #                                      encode fails, naming the function,
 #                                      the rule and MESSAGE.
+#   true_signature.RULE[id] = {MESSAGE, ...}
+#                                      emit the function as the
+#                                      true_signature feature would: its
+#                                      clone (foo.isra.0) under its own
+#                                      name. Evaluated first, on its own
+#                                      (true_signature_result below).
 #
 # The first four decide; deny only judges. A deny rule may read the
 # outcome from this package (left_out, excluded_by, skipped_by, kept_by,
@@ -118,27 +124,39 @@ checked := object.union(documents, {"deny": deny})
 # A rule whose document is not keyed by function id, or whose entries are
 # not sets (written with := where contains was meant): its verdicts would
 # be lost, so they are errors.
+problems := shape_problems(checked)
 
-problems contains {"kind": kind, "rule": name, "problem": "want an object keyed by function id"} if {
-	some kind, doc in checked
+shape_problems(docs) := (({{"kind": kind, "rule": name, "problem": "want an object keyed by function id"} |
+	some kind, doc in docs
 	some name, by_id in doc
 	not is_object(by_id)
-}
-
-problems contains {"kind": kind, "rule": name, "problem": sprintf("key %s is not the id of a function in input.functions", [json.marshal(id)])} if {
-	some kind, doc in checked
+} | {{"kind": kind, "rule": name, "problem": sprintf("key %s is not the id of a function in input.functions", [json.marshal(id)])} |
+	some kind, doc in docs
 	some name, by_id in doc
 	is_object(by_id)
 	some id, _ in by_id
 	not input.functions[id]
-}
-
-problems contains {"kind": kind, "rule": name, "problem": sprintf("entry for %s is %s, want a set: write %s.%s[id] contains VALUE", [json.marshal(id), type_name(v), kind, name])} if {
-	some kind, doc in checked
+}) | {{"kind": kind, "rule": name, "problem": sprintf("entry for %s is %s, want a set: write %s.%s[id] contains VALUE", [json.marshal(id), type_name(v), kind, name])} |
+	some kind, doc in docs
 	some name, by_id in doc
 	is_object(by_id)
 	some id, v in by_id
 	not is_set(v)
+})
+
+# Which functions get their true signature, as the true_signature
+# feature would give it to every function: the group's clone (foo.isra.0)
+# is emitted under its own name with its own prototype. The engine asks
+# for this first, on the facts as they are without true signatures, then
+# recomputes the selected groups (true_sig, canonical, optimized_skip) and
+# decides every group with the documents above. A true_signature rule may
+# read those documents and the outcome (they are evaluated on the first
+# facts then); they must not read the selection.
+true_signature := {name: by_id | some name, by_id in rules.true_signature}
+
+true_signature_result := {
+	"true_signature": true_signature,
+	"problems": shape_problems({"true_signature": true_signature}),
 }
 
 # What the engine reads.

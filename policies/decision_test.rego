@@ -77,3 +77,24 @@ test_decision_reports_documents_that_are_not_objects if {
 test_decision_no_problems_from_the_default_rules if {
 	count(decision.problems) == 0 with input as one({"reordered": true, "ambiguous_addr": true})
 }
+
+test_decision_true_signature_is_its_own_query if {
+	given := batch({1: {"canonical": {"optimized_skip": true}}, 2: {}})
+	r := decision.true_signature_result with input as given
+		with data.btfgate.functions.true_signature.mine as {1: {"wanted"}}
+	r == {"true_signature": {"mine": {1: {"wanted"}}}, "problems": set()}
+
+	# The selection does not change the outcome by itself: the encoder
+	# recomputes the selected groups' facts, then decides.
+	decision.left_out == {1} with input as given
+		with data.btfgate.functions.true_signature.mine as {1: {"wanted"}}
+}
+
+test_decision_true_signature_shape_is_checked if {
+	r := decision.true_signature_result with input as one({})
+		with data.btfgate.functions.true_signature as {"flat": {1: "x"}, "by_name": {"f": {"x"}}}
+	r.problems == {
+		{"kind": "true_signature", "rule": "flat", "problem": "entry for 1 is string, want a set: write true_signature.flat[id] contains VALUE"},
+		{"kind": "true_signature", "rule": "by_name", "problem": "key \"f\" is not the id of a function in input.functions"},
+	}
+}

@@ -171,9 +171,12 @@ func explainText(w io.Writer, res *encode.Result, i, maxInst int) {
 		verdict = "LEFT OUT of BTF"
 	}
 	fmt.Fprintf(w, "%s: %s\n", f.Name, verdict)
-	if d.Final != "" {
+	switch {
+	case d.Final != "":
 		fmt.Fprintf(w, "  pahole would print: %s : skipping BTF encoding of function due to %s\n", f.Name, d.Final)
-	} else {
+	case f.TrueSig != nil:
+		fmt.Fprintf(w, "  pahole would emit it as %s (true_signature)\n", f.TrueSig.TrueSym)
+	default:
 		fmt.Fprintf(w, "  pahole would emit it\n")
 	}
 	applied := map[string]engine.Reason{}
@@ -198,14 +201,30 @@ func explainText(w io.Writer, res *encode.Result, i, maxInst int) {
 	for _, r := range d.Kept {
 		others = append(others, fmt.Sprintf("    %-24s keep: %s (%s)", r.Rule, r.Message, r.Module))
 	}
+	for _, r := range d.TrueSignature {
+		others = append(others, fmt.Sprintf("    %-24s true signature: %s (%s)", r.Rule, r.Message, r.Module))
+	}
 	for _, a := range d.Annotations {
-		others = append(others, fmt.Sprintf("    %-24s decl tag %q component %d", a.Rule, a.Value, a.Component))
+		dropped := ""
+		if res.AnnotationsDropped != "" {
+			dropped = " (not encoded: " + res.AnnotationsDropped + ")"
+		}
+		others = append(others, fmt.Sprintf("    %-24s decl tag %q component %d%s", a.Rule, a.Value, a.Component, dropped))
 	}
 	if len(others) > 0 {
 		fmt.Fprintf(w, "  other rules:\n%s\n", strings.Join(others, "\n"))
 	}
 	fmt.Fprintf(w, "  facts: unexpected_reg=%v uncertain_loc=%v reordered=%v inconsistent=%v ambiguous_addr=%v kfunc=%v btf_id_ref=%v section=%s\n",
 		f.UnexpectedReg, f.UncertainLoc, f.Reordered, f.Inconsistent, f.AmbiguousAddr, f.Kfunc, f.BTFIDRef, f.Section)
+	if len(f.TextRegions) > 0 {
+		fmt.Fprintf(w, "  text regions: %s\n", strings.Join(f.TextRegions, " "))
+	}
+	if f.TrueSig != nil {
+		fmt.Fprintf(w, "  true signature: %s\n", f.TrueSig.Prototype)
+	}
+	if f.Canonical.Prototype != "" {
+		fmt.Fprintf(w, "  prototype: %s\n", f.Canonical.Prototype)
+	}
 	if f.Mismatch != "" {
 		fmt.Fprintf(w, "  prototype mismatch: %s\n", f.Mismatch)
 	}

@@ -118,12 +118,22 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	}
 	sum := newSummary(input, output, st.features, res, len(raw), time.Since(start))
 	switch fl.summary {
-	case "text":
-		sum.writeText(stderr)
 	case "json":
-		return sum.writeJSON(stderr)
+		return sum.writeJSON(stderr) // warnings are in it
+	case "text":
+		writeWarnings(stderr, res)
+		sum.writeText(stderr)
+	default:
+		writeWarnings(stderr, res)
 	}
 	return nil
+}
+
+// writeWarnings prints what the encode did not do as asked.
+func writeWarnings(w io.Writer, res *encode.Result) {
+	for _, m := range res.Warnings {
+		fmt.Fprintf(w, "btfgate: warning: %s\n", m)
+	}
 }
 
 // writeVerbose prints pahole's -V lines about functions: prototype

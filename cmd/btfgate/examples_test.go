@@ -342,6 +342,7 @@ func exCheckDistro(t *testing.T, def, got *exampleRun, cfg map[string]any) {
 		return false
 	}
 	scalarOnly, _ := cfg["scalar_lost_only"].(bool)
+	clones, _ := cfg["clones"].(bool)
 	oOnly, keep, drop := 0, map[int]bool{}, map[int]bool{}
 	for id, l := range def.lines {
 		if l.Decision == "exclude" && slices.Equal(exRuleNames(l.Reasons), []string{"optimized_parameters"}) {
@@ -354,12 +355,41 @@ func exCheckDistro(t *testing.T, def, got *exampleRun, cfg map[string]any) {
 			drop[id] = true
 		}
 	}
+	// true_signature.distro_clones: the skipped functions with a dotted
+	// symbol, neither dropped nor kept; they go in under their clone's
+	// name if the clone qualifies (true_sig).
+	selected, clonesIn := map[int]bool{}, 0
+	for id, l := range def.lines {
+		if !clones || l.Decision != "exclude" || dropped(l) || keep[id] {
+			continue
+		}
+		for _, sym := range l.Facts.Symbols {
+			if strings.Contains(sym.Name, ".") {
+				selected[id] = true
+			}
+		}
+	}
+	for id, l := range got.lines {
+		by := exRuleNames(l.TrueSig)
+		switch {
+		case selected[id] && !slices.Equal(by, []string{"distro_clones"}):
+			t.Errorf("%s: selected for true signature by %v, want distro_clones", l.Name, by)
+		case !selected[id] && len(by) > 0:
+			t.Errorf("%s: selected for true signature by %v", l.Name, by)
+		case !selected[id] && l.Facts.TrueSig != nil:
+			t.Errorf("%s: has a true signature but was not selected", l.Name)
+		case selected[id] && l.Facts.TrueSig != nil:
+			clonesIn++
+		}
+	}
 	exCompare(t, def, got, func(id int) string {
 		switch {
 		case keep[id]:
 			return "include"
 		case drop[id]:
 			return "exclude"
+		case selected[id] && got.lines[id].Facts.TrueSig != nil:
+			return "include"
 		}
 		return ""
 	})
@@ -375,12 +405,16 @@ func exCheckDistro(t *testing.T, def, got *exampleRun, cfg map[string]any) {
 			t.Errorf("%s: left out without distro_drop: %v", l.Name, exRuleNames(l.Reasons))
 		}
 	}
-	t.Logf("distro: %d of the %d functions pahole skipped only for optimized parameters kept; %d dropped", kept, oOnly, len(drop))
+	t.Logf("distro: %d of the %d functions pahole skipped only for optimized parameters kept; %d dropped; %d selected for true signatures, %d of them in under their clone's name",
+		kept, oOnly, len(drop), len(selected), clonesIn)
 	if kept != len(keep) || kept < 100 || len(drop) < 1000 {
 		t.Errorf("kept %d (want %d, and 100 or more), dropped %d (want 1000 or more)", kept, len(keep), len(drop))
 	}
-	if got.kinds["FUNC"] != def.kinds["FUNC"]+len(keep)-len(drop) {
-		t.Errorf("FUNC %d, want %d + %d kept - %d dropped", got.kinds["FUNC"], def.kinds["FUNC"], len(keep), len(drop))
+	if clones && clonesIn < 10 {
+		t.Errorf("%d functions in under their clone's name, want 10 or more", clonesIn)
+	}
+	if got.kinds["FUNC"] != def.kinds["FUNC"]+len(keep)+clonesIn-len(drop) {
+		t.Errorf("FUNC %d, want %d + %d kept + %d clones - %d dropped", got.kinds["FUNC"], def.kinds["FUNC"], len(keep), clonesIn, len(drop))
 	}
 }
 
@@ -406,16 +440,19 @@ func exLostAtEnd(params []facts.Param, scalarOnly bool) bool {
 // data.trace_safety.
 func exTraceUnsafe(t *testing.T, cfg map[string]any) func(*reportLine) bool {
 	sections := exStrings(cfg["sections"])
+	regions := exStrings(cfg["regions"])
 	type span struct{ start, end uint64 }
 	var ranges []span
-	for _, r := range cfg["ranges"].([]any) {
-		r := r.(map[string]any)
-		start, ok1 := r["start"].(uint64)
-		end, ok2 := r["end"].(uint64)
-		if !ok1 || !ok2 {
-			t.Fatalf("range %v: want unsigned start and end", r)
+	if rs, ok := cfg["ranges"].([]any); ok {
+		for _, r := range rs {
+			r := r.(map[string]any)
+			start, ok1 := r["start"].(uint64)
+			end, ok2 := r["end"].(uint64)
+			if !ok1 || !ok2 {
+				t.Fatalf("range %v: want unsigned start and end", r)
+			}
+			ranges = append(ranges, span{start, end})
 		}
-		ranges = append(ranges, span{start, end})
 	}
 	var globs []string
 	for _, e := range cfg["deny"].([]any) {
@@ -427,13 +464,18 @@ func exTraceUnsafe(t *testing.T, cfg map[string]any) func(*reportLine) bool {
 		}
 	}
 	noreturn, _ := cfg["noreturn"].(bool)
-	if len(ranges) == 0 || len(globs) == 0 || !noreturn {
-		t.Fatalf("rules.yaml no longer sets ranges, deny and noreturn: %v", cfg)
+	if len(regions) == 0 || len(globs) == 0 || !noreturn {
+		t.Fatalf("rules.yaml no longer sets regions, deny and noreturn: %v", cfg)
 	}
 	return func(l *reportLine) bool {
 		f := l.Facts
 		if slices.Contains(sections, f.Section) || (noreturn && f.Noreturn) {
 			return true
+		}
+		for _, r := range f.TextRegions {
+			if slices.Contains(regions, r) {
+				return true
+			}
 		}
 		for _, s := range f.Symbols {
 			for _, r := range ranges {
@@ -455,7 +497,7 @@ func exTraceUnsafe(t *testing.T, cfg map[string]any) func(*reportLine) bool {
 // trace_safety; nothing else changes; no function referenced from
 // .BTF_ids is left out.
 func exCheckSecurity(t *testing.T, def, got *exampleRun, unsafe func(*reportLine) bool) {
-	newly, inRange, bySection := 0, 0, 0
+	newly, inRegion, bySection := 0, 0, 0
 	exCompare(t, def, got, func(id int) string {
 		if unsafe(def.lines[id]) {
 			return "exclude"
@@ -476,8 +518,11 @@ func exCheckSecurity(t *testing.T, def, got *exampleRun, unsafe func(*reportLine
 			bySection++
 		}
 		for _, r := range l.Reasons {
-			if strings.HasPrefix(r.Message, "in .noinstr.text (address range") {
-				inRange++
+			if strings.HasPrefix(r.Message, "in noinstr code (__noinstr_text_start to __noinstr_text_end)") {
+				inRegion++
+				if !slices.Contains(l.Facts.TextRegions, "noinstr") {
+					t.Errorf("%s: %q but text_regions %v", l.Name, r.Message, l.Facts.TextRegions)
+				}
 				break
 			}
 		}
@@ -487,9 +532,9 @@ func exCheckSecurity(t *testing.T, def, got *exampleRun, unsafe func(*reportLine
 			t.Errorf("%s is referenced from .BTF_ids but left out", l.Name)
 		}
 	}
-	t.Logf("security: %d functions newly left out; .noinstr.text: %d by section, %d by address range", newly, bySection, inRange)
-	if inRange < 100 || newly < inRange {
-		t.Errorf("%d functions in the .noinstr.text range, %d newly left out: want 100 or more, and all of them", inRange, newly)
+	t.Logf("security: %d functions newly left out; .noinstr.text: %d by section, %d by the noinstr text region", newly, bySection, inRegion)
+	if inRegion < 100 || newly < inRegion {
+		t.Errorf("%d functions in the noinstr text region, %d newly left out: want 100 or more, and all of them", inRegion, newly)
 	}
 }
 
@@ -501,7 +546,7 @@ func exCheckAnnotate(t *testing.T, def, got *exampleRun, unsafe func(*reportLine
 	for _, id := range exSortedIDs(got.lines) {
 		l := got.lines[id]
 		want := l.Decision == "include" && unsafe(l)
-		has := len(l.Annotations) == 1 && l.Annotations[0] == annotationJSON{"btfgate:no_trace", -1, "trace_safety"}
+		has := len(l.Annotations) == 1 && l.Annotations[0] == annotationJSON{"btfgate:no_trace", -1, "trace_safety", ""}
 		if want != has || (!want && len(l.Annotations) > 0) {
 			t.Errorf("%s (%s): annotations %+v", l.Name, l.Decision, l.Annotations)
 		}

@@ -278,6 +278,7 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	writeWarnings(stderr, res)
 	if p.verbose {
 		writeVerbose(stdout, res)
 	}

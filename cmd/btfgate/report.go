@@ -15,12 +15,14 @@ import (
 // reportLine is one line of the decision report: a function group, what
 // was decided, every reason, and the facts that decided it.
 type reportLine struct {
-	ID          int              `json:"id"`
-	Name        string           `json:"name"`
-	Decision    string           `json:"decision"` // "include" or "exclude"
-	Final       string           `json:"pahole_reason,omitempty"`
-	Reasons     []reasonJSON     `json:"reasons,omitempty"`
-	Kept        []reasonJSON     `json:"kept_by,omitempty"`
+	ID       int          `json:"id"`
+	Name     string       `json:"name"`
+	Decision string       `json:"decision"` // "include" or "exclude"
+	Final    string       `json:"pahole_reason,omitempty"`
+	Reasons  []reasonJSON `json:"reasons,omitempty"`
+	Kept     []reasonJSON `json:"kept_by,omitempty"`
+	// TrueSig lists the true_signature rules that selected the group.
+	TrueSig     []reasonJSON     `json:"true_signature_by,omitempty"`
 	Annotations []annotationJSON `json:"annotations,omitempty"`
 	Facts       *facts.Function  `json:"facts"`
 	Instances   []facts.Instance `json:"instances,omitempty"`
@@ -36,6 +38,9 @@ type annotationJSON struct {
 	Value     string `json:"value"`
 	Component int    `json:"component"`
 	Rule      string `json:"rule,omitempty"`
+	// Dropped says why the tag is not in the BTF ("the decl_tag feature
+	// is off"); absent when it is.
+	Dropped string `json:"dropped,omitempty"`
 }
 
 func newReportLine(res *encode.Result, i int, instances bool) reportLine {
@@ -47,8 +52,9 @@ func newReportLine(res *encode.Result, i int, instances bool) reportLine {
 	}
 	l.Reasons = reasons(d.Reasons)
 	l.Kept = reasons(d.Kept)
+	l.TrueSig = reasons(d.TrueSignature)
 	for _, a := range d.Annotations {
-		l.Annotations = append(l.Annotations, annotationJSON{a.Value, a.Component, a.Rule})
+		l.Annotations = append(l.Annotations, annotationJSON{a.Value, a.Component, a.Rule, res.AnnotationsDropped})
 	}
 	if instances && i < len(res.Instances) {
 		l.Instances = res.Instances[i]

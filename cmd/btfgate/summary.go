@@ -33,6 +33,7 @@ type summary struct {
 	Overlapped     []phaseJSON `json:"overlapped,omitempty"`
 	DedupRestarted string      `json:"dedup_restarted,omitempty"`
 	Total          float64     `json:"total_seconds"`
+	Warnings       []string    `json:"warnings,omitempty"`
 }
 
 // funcCounts counts the function groups the policies decided on.
@@ -62,7 +63,7 @@ func newSummary(input, output string, set features.Set, res *encode.Result, size
 	s := &summary{Input: input, Output: output, Features: set.Enabled(), Units: res.Units,
 		TypesBefore: res.Before, Types: res.Types.Len(), Kinds: map[string]int{}, Bytes: size, Total: total.Seconds(),
 		Functions: countDecisions(res.Decisions),
-		Variables: varCounts{BySection: map[string]int{}}}
+		Variables: varCounts{BySection: map[string]int{}}, Warnings: res.Warnings}
 	first := res.Types.FirstID()
 	for id := first; id < first+btf.TypeID(res.Types.Len()); id++ {
 		k := res.Types.Kind(id)

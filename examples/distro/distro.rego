@@ -15,11 +15,22 @@
 # rules cannot put those functions back; keep.optimized_only never names a
 # function an exclude rule names, so the two cannot conflict.
 #
+# true_signature.distro_clones gives true signatures to the functions a
+# skip rule leaves out (and no keep or exclude rule names) that have a
+# clone symbol (foo.isra.0, foo.constprop.0): they go in under the clone's
+# name with its prototype, as with the true_signature feature. Unlike the
+# feature, it renames no function that goes in anyway: the feature emits
+# some 100 functions of the corpus kernel under their clone names instead
+# of their base names, which fentry programs attach to by name. Groups
+# whose clone does not qualify (U or C, see pahole-behaviour.md §2.7 step
+# 4) stay out.
+#
 # Configuration, all optional, under data.btfgate.config.distro:
 #
 #   keep_optimized_only: BOOL     default true
 #   scalar_lost_only: BOOL        default false
 #   drop: [{section: NAME, reason: TEXT} | {name: GLOB, reason: TEXT}, ...]
+#   clones: BOOL                  default false
 package btfgate.functions
 
 keep.optimized_only := {id: {"only optimized parameters, lost at the end of the list"} |
@@ -35,10 +46,29 @@ exclude.distro_drop := {id: {why | some part in distro_drop_parts; some why in p
 	some id, _ in part
 }
 
+true_signature.distro_clones := {id: {"left out by a skip rule: its clone goes in under its own name"} |
+	some id in distro_skipped_clones
+	not distro_excluded(id)
+	not distro_kept(id)
+} if distro_config.clones
+
 distro_config := object.union(
-	{"keep_optimized_only": true, "scalar_lost_only": false, "drop": []},
+	{"keep_optimized_only": true, "scalar_lost_only": false, "drop": [], "clones": false},
 	distro_user_config,
 )
+
+# The functions some skip rule names that have a dotted symbol.
+distro_skipped_clones := {id |
+	some by_id in skip
+	some id, _ in by_id
+	some sym in input.functions[id].symbols
+	contains(sym.name, ".")
+}
+
+distro_kept(id) if {
+	some by_id in keep
+	by_id[id]
+}
 
 # Read through a default rule, not object.get(data, ...): a rule of this
 # package that reads all of data depends on itself.

@@ -119,3 +119,35 @@ test_dropped_functions_are_not_kept if {
 test_nothing_dropped_by_default if {
 	functions.exclude.distro_drop == {} with input as batch({1: {"section": ".init.text"}})
 }
+
+# A clone symbol beside the base name's.
+with_clone(id) := {"symbols": [{"name": sprintf("f%d.isra.0", [id]), "value": 4096 * id, "section": ".text"}]}
+
+test_clones_select_skipped_functions_with_a_clone if {
+	given := batch({
+		1: object.union(with_clone(1), {"ambiguous_addr": true}),
+		2: object.union(with_clone(2), {"reordered": true, "section": ".init.text"}),
+		3: object.union(with_clone(3), optimized([param("int"), lost("long")])),
+		4: {"reordered": true},
+		5: with_clone(5),
+	})
+	r := decision.true_signature_result with input as given
+		with data.btfgate.config.distro as object.union(drop, {"clones": true})
+
+	# 2 is dropped, 3 kept under its base name by optimized_only, 4 has no
+	# clone, 5 goes in anyway.
+	r.true_signature == {"distro_clones": {1: {"left out by a skip rule: its clone goes in under its own name"}}}
+	r.problems == set()
+}
+
+test_clones_off_by_default if {
+	not functions.true_signature.distro_clones with input as batch({1: object.union(with_clone(1), {"ambiguous_addr": true})})
+}
+
+# Once the encoder gave the selected group its true signature (true_sig),
+# pahole's rules no longer skip it.
+test_selected_clone_goes_in if {
+	given := batch({1: {"ambiguous_addr": true, "true_sig": {"true_sym": "f1.isra.0"}}})
+	decision.left_out == set() with input as given
+		with data.btfgate.config.distro as {"clones": true}
+}

@@ -3,10 +3,12 @@
 # "annotate") so that tools can tell.
 #
 # A function is unsafe to trace when
-#   - it is in a section the kernel keeps free of instrumentation
-#     (.noinstr.text, .entry.text by default): by its section, or, for
-#     vmlinux, where the linker merges those sections into .text, by a
-#     symbol address inside one of the ranges the rules file gives;
+#   - it is in code the kernel keeps free of instrumentation (.noinstr.text,
+#     .entry.text by default): in a vmlinux, where the linker merges those
+#     sections into .text between markers such as __noinstr_text_start and
+#     __noinstr_text_end, by the text_regions fact ("noinstr", "entry");
+#     in a module, which keeps its sections, by its section; optionally by
+#     a symbol address inside one of the ranges the rules file gives;
 #   - it is noreturn: an fexit or fmod_ret program on it never completes;
 #   - its name matches the trace-safety deny list.
 #
@@ -14,10 +16,15 @@
 #
 #   mode: exclude | annotate               default exclude
 #   tag: TEXT                              default "btfgate:no_trace"
+#   regions: [NAME, ...]                   default ["noinstr", "entry"]
 #   sections: [NAME, ...]                  default [".noinstr.text", ".entry.text"]
-#   ranges: [{name: TEXT, start: ADDR, end: ADDR}, ...]   [start, end)
+#   ranges: [{name: TEXT, start: ADDR, end: ADDR}, ...]   [start, end), default none
 #   noreturn: BOOL                         default true
 #   deny: [GLOB | {name: GLOB, reason: TEXT}, ...]
+#
+# Annotate mode needs the decl_tag feature: without it the encoder leaves
+# every policy decl tag out of the BTF (with a warning), and the unsafe
+# functions would go in untagged, so the outcome is refused instead.
 package btfgate.functions
 
 exclude.trace_safety := trace_unsafe if trace_config.mode == "exclude"
@@ -30,11 +37,22 @@ deny.trace_safety_mode := {id: {sprintf("trace_safety.mode is %s, want \"exclude
 	some id, _ in trace_unsafe
 } if not trace_config.mode in {"exclude", "annotate"}
 
+# Untagged in annotate mode is unmarked: refuse it, for every unsafe
+# function that goes in.
+deny.trace_safety_untagged := {id: {"unsafe to trace, but annotate mode cannot tag it: the decl_tag feature is off (turn it on, or use mode exclude)"} |
+	some id, _ in trace_unsafe
+	not data.btfgate.decision.left_out[id]
+} if {
+	trace_config.mode == "annotate"
+	not input.features.decl_tag
+}
+
 # The configuration with its defaults filled in.
 trace_config := object.union(
 	{
 		"mode": "exclude",
 		"tag": "btfgate:no_trace",
+		"regions": ["noinstr", "entry"],
 		"sections": [".noinstr.text", ".entry.text"],
 		"ranges": [],
 		"noreturn": true,
@@ -55,11 +73,23 @@ trace_unsafe := {id: {why | some part in trace_parts; some why in part[id]} |
 	some id, _ in part
 }
 
-trace_parts := [trace_by_section, trace_by_range, trace_noreturn, trace_denied]
+trace_parts := [trace_by_region, trace_by_section, trace_by_range, trace_noreturn, trace_denied]
 
 # Each part is one comprehension over the batch, computed only when its
 # configuration asks for it (an empty comprehension still reads every
 # function).
+default trace_by_region := {}
+
+trace_by_region := {id: {sprintf("in %s code (__%s_text_start to __%s_text_end): not instrumentable", [r, r, r]) |
+	some r in input.functions[id].text_regions
+	trace_regions[r]
+} |
+	some r in input.functions[id].text_regions
+	trace_regions[r]
+} if count(trace_regions) > 0
+
+trace_regions := {r | some r in trace_config.regions}
+
 default trace_by_section := {}
 
 trace_by_section := {id: {sprintf("in %s: not instrumentable", [s])} |

@@ -6,10 +6,10 @@ import data.btfgate.functions
 # A batch of functions: {id: facts}, each with a name and a .text symbol
 # unless facts say otherwise.
 batch(by_id) := {
-	"features": {"consistent_func": true, "true_signature": false},
+	"features": {"consistent_func": true, "true_signature": false, "decl_tag": true},
 	"functions": {id: object.union(
 		{
-			"id": id, "name": sprintf("f%d", [id]), "section": ".text", "noreturn": false,
+			"id": id, "name": sprintf("f%d", [id]), "section": ".text", "noreturn": false, "text_regions": [],
 			"symbols": [{"name": sprintf("f%d", [id]), "value": 4096 * id, "section": ".text"}],
 		},
 		facts,
@@ -28,6 +28,32 @@ test_defaults_exclude_sections_and_noreturn if {
 		3: {"noreturn: fexit and fmod_ret programs would never complete"},
 	} with input as given
 	decision.left_out == {1, 2, 3} with input as given
+}
+
+# In a vmlinux the sections are merged into .text: the text_regions fact
+# says which marked region a function lies in.
+test_defaults_exclude_noinstr_and_entry_regions if {
+	given := batch({
+		1: {"text_regions": ["noinstr"]},
+		2: {"text_regions": ["entry", "irqentry"]},
+		3: {"text_regions": ["cpuidle"]},
+		4: {},
+	})
+	functions.exclude.trace_safety == {
+		1: {"in noinstr code (__noinstr_text_start to __noinstr_text_end): not instrumentable"},
+		2: {"in entry code (__entry_text_start to __entry_text_end): not instrumentable"},
+	} with input as given
+}
+
+test_regions_are_configurable if {
+	given := batch({1: {"text_regions": ["noinstr"]}, 2: {"text_regions": ["cpuidle"]}, 3: {"text_regions": ["entry", "irqentry"]}})
+	functions.exclude.trace_safety == {
+		2: {"in cpuidle code (__cpuidle_text_start to __cpuidle_text_end): not instrumentable"},
+		3: {"in irqentry code (__irqentry_text_start to __irqentry_text_end): not instrumentable"},
+	} with input as given
+		with data.btfgate.config.trace_safety as {"regions": ["cpuidle", "irqentry"]}
+	count(decision.left_out) == 0 with input as given
+		with data.btfgate.config.trace_safety as {"regions": []}
 }
 
 test_sections_and_noreturn_are_configurable if {
@@ -105,6 +131,20 @@ test_annotate_mode_tags_instead_of_excluding if {
 		with data.btfgate.config.trace_safety as cfg
 	count(decision.left_out) == 0 with input as given
 		with data.btfgate.config.trace_safety as cfg
+}
+
+# Without decl_tag the encoder drops policy decl tags: annotate mode
+# refuses to let unsafe functions in untagged.
+test_annotate_mode_needs_decl_tag if {
+	given := object.union(batch({1: noinstr, 2: {}, 3: {"noreturn": true, "reordered": true}}), {"features": {"decl_tag": false}})
+	r := decision.result with input as given
+		with data.btfgate.config.trace_safety as {"mode": "annotate"}
+
+	# 3 stays out anyway (reordered): nothing to tag.
+	r.deny.trace_safety_untagged == {1: {"unsafe to trace, but annotate mode cannot tag it: the decl_tag feature is off (turn it on, or use mode exclude)"}}
+	r2 := decision.result with input as given
+	not r2.deny.trace_safety_untagged
+	r2.left_out == {1, 3}
 }
 
 test_annotate_mode_custom_tag if {

@@ -1,0 +1,155 @@
+package encode
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/engine"
+	"github.com/btfgate/btfgate/loader"
+)
+
+// decideGroups runs the policies over the groups whose facts are in
+// res.Functions: the true_signature selection first (recomputing the
+// selected groups), then the decisions. It fills res.Functions (params and
+// prototypes where a policy can read them), res.Instances (with Detail),
+// res.Decisions and res.Warnings, and returns which groups go in and the
+// decl tags policies add to each.
+func decideGroups(pol *engine.Engine, types *btf.Types, groups []funcGroup, elf *loader.ElfFuncs,
+	sectionName func(uint32) string, opts Options, res *Result) ([]bool, [][]loader.FuncAnnot, error) {
+	ctx := context.Background()
+	detail := opts.Detail
+	params := detail || pol.Mentions("params")
+	protos := detail || pol.Mentions("prototype")
+	if params && !detail {
+		addParams(groups, res.Functions)
+	}
+	if protos {
+		addPrototypes(types, groups, elf, res.Functions)
+	}
+
+	// One session: each function's input is built once for both queries,
+	// and again only for the groups the selection changed.
+	sess := pol.NewSession(res.Functions, opts.Jobs)
+	var selected [][]engine.Reason
+	if !opts.Features.TrueSignature && pol.SelectsTrueSignature() {
+		var err error
+		if selected, err = sess.SelectTrueSignature(ctx); err != nil {
+			return nil, nil, err
+		}
+		if err := applyTrueSignatures(groups, selected, elf); err != nil {
+			return nil, nil, err
+		}
+		for gi := range selected {
+			if selected[gi] == nil {
+				continue
+			}
+			f := groupFact(&groups[gi], gi, elf, sectionName, detail)
+			fns := res.Functions[gi : gi+1]
+			fns[0] = f
+			if params && !detail {
+				addParams(groups[gi:gi+1], fns)
+			}
+			if protos {
+				addPrototypes(types, groups[gi:gi+1], elf, fns)
+			}
+			sess.Changed(gi)
+		}
+	}
+	if detail {
+		res.Instances = instanceDetail(types, groups, elf)
+	}
+
+	var err error
+	res.Decisions, err = sess.DecideFunctions(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	for gi := range selected {
+		res.Decisions[gi].TrueSignature = selected[gi]
+	}
+
+	include := make([]bool, len(groups))
+	extra := make([][]loader.FuncAnnot, len(groups))
+	dropped, droppedFns := 0, 0
+	byRule := map[string]int{}
+	var rules []string
+	for i, d := range res.Decisions {
+		include[i] = d.Include
+		if len(d.Annotations) > 0 && !opts.Features.DeclTag {
+			dropped += len(d.Annotations)
+			droppedFns++
+			for _, a := range d.Annotations {
+				if byRule[a.Rule] == 0 {
+					rules = append(rules, a.Rule)
+				}
+				byRule[a.Rule]++
+			}
+			continue
+		}
+		for _, a := range d.Annotations {
+			extra[i] = append(extra[i], loader.FuncAnnot{Value: a.Value, Component: int32(a.Component)})
+		}
+	}
+	if dropped > 0 {
+		res.AnnotationsDropped = DeclTagOff
+		parts := make([]string, len(rules))
+		for i, r := range rules {
+			parts[i] = fmt.Sprintf("annotate.%s %d", r, byRule[r])
+		}
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"the decl_tag feature is off: %d decl tag(s) that policies add to %d function(s) are left out of the BTF (%s)",
+			dropped, droppedFns, strings.Join(parts, ", ")))
+	}
+	return include, extra, nil
+}
+
+// DeclTagOff is Result.AnnotationsDropped when the decl_tag feature is off.
+const DeclTagOff = "the decl_tag feature is off"
+
+// applyTrueSignatures turns true signatures on for the groups selected
+// names a rule for, as the true_signature feature would for them: the
+// group's true-signature state and canonical state are chosen again
+// (spec §2.7 steps 4 and 5; optimized_skip no longer applies).
+//
+// It refuses groups with a state whose signature clang changed
+// (DW_CC_nocall): with the feature, the loader's ABI walk of those
+// functions and the parameters their states keep differ (spec §2.5, §2.6),
+// and the walk ran without it. Only the feature reproduces pahole there.
+func applyTrueSignatures(groups []funcGroup, selected [][]engine.Reason, elf *loader.ElfFuncs) error {
+	var refused []string
+	for gi := range selected {
+		if selected[gi] == nil {
+			continue
+		}
+		g := &groups[gi]
+		changed := false
+		for k := range g.states {
+			if g.states[k].flags&loader.FuncSignatureChanged != 0 {
+				changed = true
+				break
+			}
+		}
+		if changed {
+			refused = append(refused, elf.Funcs[g.elf].Name)
+			continue
+		}
+		g.trueSignature = true
+		g.choose()
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	const maxNamed = 10
+	names := refused
+	more := ""
+	if len(names) > maxNamed {
+		names = names[:maxNamed]
+		more = fmt.Sprintf(" and %d more", len(refused)-maxNamed)
+	}
+	return fmt.Errorf("true_signature rules select %d function(s) whose signature clang changed (DW_CC_nocall): "+
+		"their parameter locations were analysed without true_signature, so a per-function selection cannot reproduce pahole for them; "+
+		"encode with --features=+true_signature, or leave them out of the selection: %s%s",
+		len(refused), strings.Join(names, ", "), more)
+}
