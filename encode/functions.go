@@ -1,8 +1,9 @@
 package encode
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/facts"
@@ -22,11 +23,42 @@ type funcGroup struct {
 	trueSignature bool
 }
 
+// sortStatesByElf sorts states by ELF function index, stably: a counting
+// sort (the indexes are dense), much cheaper than a comparison sort moving
+// 100,000 states of the kernel around.
+func sortStatesByElf(states []funcState) {
+	if len(states) < 2 {
+		return
+	}
+	hi := int32(0)
+	for i := range states {
+		if states[i].elf < 0 { // not an index: no counting
+			slices.SortStableFunc(states, func(a, b funcState) int { return cmp.Compare(a.elf, b.elf) })
+			return
+		}
+		hi = max(hi, states[i].elf)
+	}
+	next := make([]int, hi+2) // where the states of each index go
+	for i := range states {
+		next[states[i].elf+1]++
+	}
+	for k := 1; k < len(next); k++ {
+		next[k] += next[k-1]
+	}
+	sorted := make([]funcState, len(states))
+	for i := range states {
+		e := states[i].elf
+		sorted[next[e]] = states[i]
+		next[e]++
+	}
+	copy(states, sorted)
+}
+
 // groupStates sorts the saved states by base name (stably, so CU order is
 // kept inside a group, as glibc's qsort does for pahole) and combines each
 // group's flags and prototypes (spec §2.7 steps 1-5).
 func groupStates(types *btf.Types, states []funcState, elf *loader.ElfFuncs, set features.Set, relocatable bool) []funcGroup {
-	sort.SliceStable(states, func(i, j int) bool { return states[i].elf < states[j].elf })
+	sortStatesByElf(states)
 	var groups []funcGroup
 	for i := 0; i < len(states); {
 		j := i + 1
