@@ -97,18 +97,9 @@ func Encode(path string, opts Options) (*Result, error) {
 	}
 	lap("read")
 
-	syms, err := in.ELF.Symbols()
-	if err != nil {
-		return nil, fmt.Errorf("%w (functions are matched against .symtab)", err) // names the file
-	}
-	elf := loader.CollectElfFuncs(syms)
-	if err := loader.MarkBTFIDs(in.ELF, syms, elf); err != nil {
-		return nil, err
-	}
-	fo := &cuFuncOptions{elf: elf, arch: loader.ArchFor(in.ELF.Machine),
+	fo := &cuFuncOptions{arch: loader.ArchFor(in.ELF.Machine),
 		trueSignature: opts.Features.TrueSignature, relocatable: in.ELF.Type == elfTypeRel}
-
-	vs := newVarSections(in, syms, opts)
+	side := readELFSide(in, opts, fo) // beside the first units' walks
 	all := btf.NewTypes(btf.NewStrings())
 	if opts.Base != nil {
 		all = btf.NewSplitTypes(opts.Base)
@@ -123,10 +114,14 @@ func Encode(path string, opts Options) (*Result, error) {
 		pipe.dd.Reserve(int(all.NextID())+in.InfoSize/46, in.InfoSize/4) // as the splicer does below
 		defer pipe.wait()                                                // on early returns too
 	}
-	states, datasecs, err := convertUnits(in, opts, fo, vs, excluded, all, pipe)
+	states, datasecs, err := convertUnits(in, opts, fo, side, excluded, all, pipe)
+	if serr := side.wait(); serr != nil {
+		return nil, serr // the ELF's error first, as when it was read first
+	}
 	if err != nil {
 		return nil, err
 	}
+	elf := fo.elf
 	if pipe != nil {
 		pipe.close()
 	}
@@ -173,7 +168,7 @@ func Encode(path string, opts Options) (*Result, error) {
 // convertUnits walks and converts every compile unit on opts.Jobs workers
 // and splices the fragments into dst strictly in unit order. At most 2×jobs
 // fragments wait to be spliced, which bounds memory.
-func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSections, excluded map[uint64]bool, dst *btf.Types, pipe *dedupPipe) ([]funcState, []datasecEntry, error) {
+func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSide, excluded map[uint64]bool, dst *btf.Types, pipe *dedupPipe) ([]funcState, []datasecEntry, error) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -220,7 +215,11 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, vs *varSect
 					slots[i] <- result{}
 					continue
 				}
-				vars, infos, err := filterVars(&tab, vs)
+				if err := side.wait(); err != nil { // fo.elf and side.vs are set after it
+					slots[i] <- result{err: err}
+					continue
+				}
+				vars, infos, err := filterVars(&tab, side.vs)
 				if err != nil {
 					slots[i] <- result{err: err}
 					continue
