@@ -65,6 +65,16 @@ func (t *Types) fail(format string, args ...any) TypeID {
 	return 0
 }
 
+// quotedName returns " \"name\"" for a builder's error message, or "" if
+// the name is empty or cannot be looked up (no string table, or a name
+// offset into someone else's, as the converter's are).
+func (t *Types) quotedName(name uint32) string {
+	if name == 0 || t.Strings == nil || !t.Strings.valid(name) {
+		return ""
+	}
+	return fmt.Sprintf(" %q", t.Strings.String(name))
+}
+
 // begin appends a type of n words whose header is (name, info, sizeOrType)
 // and returns its id and its words, so that the caller fills the rest.
 func (t *Types) begin(n int, name, info, sizeOrType uint32) (TypeID, []uint32) {
@@ -139,8 +149,12 @@ func (t *Types) AddArray(elem, index TypeID, nelems uint32) TypeID {
 // sets the kind flag iff some member is a bitfield or not byte-aligned; each
 // member's offset word is BitfieldSize<<24 | BitOffset.
 func (t *Types) AddStruct(union bool, name, size uint32, members []Member) TypeID {
+	kind := KindStruct
+	if union {
+		kind = KindUnion
+	}
 	if len(members) > maxVlen {
-		return t.fail("%d members", len(members))
+		return t.fail("%v%s with %d members, more than the %d BTF allows", kind, t.quotedName(name), len(members), maxVlen)
 	}
 	kflag := false
 	for i, m := range members {
@@ -152,10 +166,6 @@ func (t *Types) AddStruct(union bool, name, size uint32, members []Member) TypeI
 			return t.fail("union member %d at bit offset %d", i, m.BitOffset)
 		}
 		kflag = kflag || bitfield
-	}
-	kind := KindStruct
-	if union {
-		kind = KindUnion
 	}
 	id, w := t.begin(headerWords+3*len(members), name, makeInfo(kind, len(members), kflag), size)
 	if w != nil {
@@ -171,7 +181,7 @@ func (t *Types) AddStruct(union bool, name, size uint32, members []Member) TypeI
 // are stored as their low 32 bits.
 func (t *Types) AddEnum(name, size uint32, signed bool, values []EnumValue) TypeID {
 	if len(values) > maxVlen {
-		return t.fail("%d enum values", len(values))
+		return t.fail("ENUM%s with %d values, more than the %d BTF allows", t.quotedName(name), len(values), maxVlen)
 	}
 	id, w := t.begin(headerWords+2*len(values), name, makeInfo(KindEnum, len(values), signed), size)
 	if w != nil {
@@ -185,7 +195,7 @@ func (t *Types) AddEnum(name, size uint32, signed bool, values []EnumValue) Type
 // AddEnum64 appends an ENUM64 of size bytes; signed sets the kind flag.
 func (t *Types) AddEnum64(name, size uint32, signed bool, values []EnumValue) TypeID {
 	if len(values) > maxVlen {
-		return t.fail("%d enum values", len(values))
+		return t.fail("ENUM64%s with %d values, more than the %d BTF allows", t.quotedName(name), len(values), maxVlen)
 	}
 	id, w := t.begin(headerWords+3*len(values), name, makeInfo(KindEnum64, len(values), signed), size)
 	if w != nil {
@@ -200,7 +210,7 @@ func (t *Types) AddEnum64(name, size uint32, signed bool, values []EnumValue) Ty
 // AddFuncProto appends a FUNC_PROTO returning ret (0 = void).
 func (t *Types) AddFuncProto(ret TypeID, params []Param) TypeID {
 	if len(params) > maxVlen {
-		return t.fail("%d parameters", len(params))
+		return t.fail("FUNC_PROTO with %d parameters, more than the %d BTF allows", len(params), maxVlen)
 	}
 	id, w := t.begin(headerWords+2*len(params), 0, makeInfo(KindFuncProto, len(params), false), uint32(ret))
 	if w != nil {
@@ -235,7 +245,7 @@ func (t *Types) AddVar(name uint32, typ TypeID, linkage uint32) TypeID {
 // AddDatasec appends DATASEC name of size bytes holding vars.
 func (t *Types) AddDatasec(name, size uint32, vars []VarSecinfo) TypeID {
 	if len(vars) > maxVlen {
-		return t.fail("%d section entries", len(vars))
+		return t.fail("DATASEC%s with %d entries, more than the %d BTF allows", t.quotedName(name), len(vars), maxVlen)
 	}
 	id, w := t.begin(headerWords+3*len(vars), name, makeInfo(KindDatasec, len(vars), false), size)
 	if w != nil {

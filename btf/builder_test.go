@@ -1,6 +1,8 @@
 package btf
 
 import (
+	"encoding/binary"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -114,5 +116,59 @@ func TestConsumersCheckReferences(t *testing.T) {
 	ty2.AddFwd(1000, false) // no such string
 	if _, err := Dedup(ty2); err == nil || !strings.Contains(err.Error(), "string offset 1000") {
 		t.Errorf("Dedup: %v", err)
+	}
+}
+
+// TestBuilderVlenLimit checks that the builders stop at the kernel's
+// BTF_MAX_VLEN (0xffff): vlen is the 16 low bits of the info word, and a
+// longer list used to spill into bits 16-23, which the kernel rejects.
+func TestBuilderVlenLimit(t *testing.T) {
+	for name, add := range map[string]func(ty *Types, n int) TypeID{
+		"STRUCT with %d members": func(ty *Types, n int) TypeID {
+			return ty.AddStruct(false, 0, 4, make([]Member, n))
+		},
+		"UNION with %d members": func(ty *Types, n int) TypeID {
+			return ty.AddStruct(true, 0, 4, make([]Member, n))
+		},
+		"ENUM with %d values": func(ty *Types, n int) TypeID {
+			return ty.AddEnum(0, 4, false, make([]EnumValue, n))
+		},
+		"ENUM64 with %d values": func(ty *Types, n int) TypeID {
+			return ty.AddEnum64(0, 8, false, make([]EnumValue, n))
+		},
+		"FUNC_PROTO with %d parameters": func(ty *Types, n int) TypeID {
+			return ty.AddFuncProto(1, make([]Param, n))
+		},
+		`DATASEC ".data" with %d entries`: func(ty *Types, n int) TypeID {
+			return ty.AddDatasec(ty.Strings.Add(".data"), 4, make([]VarSecinfo, n))
+		},
+	} {
+		t.Run(strings.Fields(name)[0], func(t *testing.T) {
+			ty := NewTypes(NewStrings())
+			ty.AddInt(ty.Strings.Add("int"), 4, IntSigned, 0, 32)
+			id := add(ty, 0xffff)
+			if err := ty.Err(); id != 2 || err != nil {
+				t.Fatalf("0xffff entries: id %d, %v", id, err)
+			}
+			raw, err := ty.Marshal(binary.LittleEndian)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Parse(raw, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := back.Vlen(2); v != 0xffff {
+				t.Errorf("vlen %d after a round trip, want 65535", v)
+			}
+
+			if id := add(ty, 0x10000); id != 0 {
+				t.Errorf("0x10000 entries: got id %d, want 0", id)
+			}
+			want := fmt.Sprintf("adding type 3: "+name+", more than the 65535 BTF allows", 0x10000)
+			if err := ty.Err(); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Err() = %v, want it to mention %q", err, want)
+			}
+		})
 	}
 }

@@ -225,6 +225,14 @@ func (c *Converter) Convert(tab *loader.TypeTable, vars []CUVar, reuse ...*Fragm
 			return nil, cuError(tab, en, fmt.Errorf("unsupported DWARF tag %v: BTF cannot represent it", en.Tag))
 		}
 		if got != id {
+			if err := types.Err(); err != nil {
+				// A builder refused the type (e.g. more than 65535 members).
+				name := "anonymous"
+				if en.Name != "" {
+					name = fmt.Sprintf("%q", en.Name)
+				}
+				return nil, cuError(tab, en, fmt.Errorf("%v %s: %w", en.Tag, name, err))
+			}
 			return nil, cuError(tab, en, fmt.Errorf("type id drift: got %d, want %d", got, id))
 		}
 	}
@@ -248,6 +256,9 @@ func (c *Converter) Convert(tab *loader.TypeTable, vars []CUVar, reuse ...*Fragm
 		}
 	}
 	frag.Strs = strs.list
+	if err := tail.Err(); err != nil {
+		return nil, fmt.Errorf("CU %d (%s): decl tags and variables: %w", tab.Unit.Index, tab.Unit.Name, err)
+	}
 	if tail.Len() != int(tailLen) {
 		return nil, fmt.Errorf("CU %d: tail has %d types, expected %d", tab.Unit.Index, tail.Len(), tailLen)
 	}

@@ -83,11 +83,15 @@ func (k Kind) String() string {
 // BTF, the base's last id + 1).
 type TypeID uint32
 
-// Bits of the info word of a type (struct btf_type.info).
+// Bits of the info word of a type (struct btf_type.info): vlen in bits
+// 0-15, kind in bits 24-28, kind_flag in bit 31. The kernel rejects a type
+// with any other bit set (BTF_INFO_MASK, 0x9f00ffff); bits 29-30 make an
+// unknown kind here, since infoKind takes 7 bits.
 const (
-	infoVlenMask = 0x00ffffff
-	infoKindFlag = 1 << 31
-	maxVlen      = infoVlenMask
+	infoVlenMask     = 0x0000ffff
+	infoKindFlag     = 1 << 31
+	infoReservedMask = 0x00ff0000   // bits 16-23: zero in valid BTF
+	maxVlen          = infoVlenMask // the kernel's BTF_MAX_VLEN
 )
 
 // makeInfo encodes a type's info word.

@@ -35,9 +35,10 @@ type header struct {
 // BTF (a module's) was built on. The result does not alias data.
 //
 // Parse checks what libbpf's loader checks and a little more: header and
-// section bounds, known kinds, each type's size against its vlen, string
-// offsets, referenced type ids, FUNC referring to a FUNC_PROTO, FWD with a
-// zero type word. An optional layout section is checked for placement and
+// section bounds, known kinds, reserved bits of the info word (zero, as the
+// kernel requires), each type's size against its vlen, string offsets,
+// referenced type ids, FUNC referring to a FUNC_PROTO, FWD with a zero type
+// word. An optional layout section is checked for placement and
 // otherwise ignored. Errors are *ParseError naming the offset.
 func Parse(data []byte, base *Types) (*Types, error) {
 	h, err := parseHeader(data)
@@ -142,6 +143,9 @@ func (t *Types) decodeTypes(sec []byte, h *header) error {
 		size := typeWords(k, vlen)
 		if size < 0 {
 			return &ParseError{Offset: at, Type: id, Msg: fmt.Sprintf("unknown kind %d", k)}
+		}
+		if info := t.words[i+1]; info&infoReservedMask != 0 {
+			return &ParseError{Offset: at + 4, Type: id, Msg: fmt.Sprintf("%v: info word 0x%08x has reserved bits %#x set (vlen is 16 bits)", k, info, info&infoReservedMask)}
 		}
 		if size > n-i {
 			return &ParseError{Offset: at, Type: id, Msg: fmt.Sprintf("%v with vlen %d needs %d bytes, %d left", k, vlen, 4*size, 4*(n-i))}

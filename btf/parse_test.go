@@ -136,6 +136,12 @@ func TestParseErrors(t *testing.T) {
 		{"alignment", func(b []byte) []byte { le.PutUint32(b[8:], 2); le.PutUint32(b[12:], le.Uint32(b[12:])-4); return b }, "aligned"},
 		{"unknown kind", func(b []byte) []byte { le.PutUint32(b[typeWord(2, 1):], 25<<24); return b }, "unknown kind 25"},
 		{"vlen", func(b []byte) []byte { le.PutUint32(b[typeWord(3, 1):], 4<<24|0xffff); return b }, "STRUCT with vlen 65535 needs"},
+		// The kernel's vlen is 16 bits and it rejects bits 16-23 set.
+		{"vlen bit 16", func(b []byte) []byte { le.PutUint32(b[typeWord(3, 1):], 4<<24|1<<16|2); return b },
+			"type 3: STRUCT: info word 0x04010002 has reserved bits 0x10000 set"},
+		{"reserved bits no vlen", func(b []byte) []byte { le.PutUint32(b[typeWord(1, 1):], 1<<24|0x800000); return b },
+			"type 1: INT: info word 0x01800000 has reserved bits 0x800000 set"},
+		{"kind bit 29", func(b []byte) []byte { le.PutUint32(b[typeWord(2, 1):], 2<<24|1<<29); return b }, "unknown kind 34"},
 		{"name offset", func(b []byte) []byte { le.PutUint32(b[typeWord(1, 0):], 1<<20); return b }, "string offset 1048576"},
 		{"member name offset", func(b []byte) []byte { le.PutUint32(b[typeWord(3, 6):], 1<<20); return b }, "STRUCT: string offset"},
 		{"type id", func(b []byte) []byte { le.PutUint32(b[typeWord(2, 2):], 99); return b }, "refers to type 99"},

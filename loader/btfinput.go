@@ -10,16 +10,19 @@ import (
 
 // ReadBTF returns the raw BTF held by path: the file itself when it starts
 // with the BTF magic (either byte order), else the .BTF section of an ELF
-// file. The bytes are a copy that outlives any mapping.
+// file. The bytes are a copy that outlives any mapping. Every error names
+// path once.
 func ReadBTF(path string) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, err // an *fs.PathError, which names path
 	}
 	if len(data) >= 2 && (bytes.HasPrefix(data, []byte{0x9f, 0xeb}) || bytes.HasPrefix(data, []byte{0xeb, 0x9f})) {
 		return data, nil
 	}
-	f, err := elffile.NewFile(path, data)
+	// The ELF image gets no path: its errors would name it, and so do the
+	// ones below, which would make it twice.
+	f, err := elffile.NewFile("", data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: neither raw BTF (no 0xeb9f magic) nor ELF: %w", path, err)
 	}
@@ -29,7 +32,7 @@ func ReadBTF(path string) ([]byte, error) {
 	}
 	b, err := f.SectionData(sec)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return bytes.Clone(b), nil
 }
