@@ -342,7 +342,7 @@ func LoadBase(path string) (*btf.Types, error) {
 	}
 	t, err := btf.Parse(raw, nil)
 	if err != nil {
-		return nil, fmt.Errorf("base BTF %s: %w", path, err)
+		return nil, fmt.Errorf("base BTF: %s: %w", path, err) // as ReadBTF names it
 	}
 	return t, nil
 }
