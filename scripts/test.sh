@@ -29,4 +29,10 @@ if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 go vet ./...
+# Suites that count what they tried write it here (go test hides a passing
+# package's output); printed after the run.
+BTFGATE_TEST_SUMMARY=$(mktemp)
+export BTFGATE_TEST_SUMMARY
+trap 'rm -f "$BTFGATE_TEST_SUMMARY"' EXIT
 go test -count=1 -timeout 60m ./...
+cat "$BTFGATE_TEST_SUMMARY"
