@@ -100,6 +100,7 @@ func Encode(path string, opts Options) (*Result, error) {
 	fo := &cuFuncOptions{arch: loader.ArchFor(in.ELF.Machine),
 		trueSignature: opts.Features.TrueSignature, relocatable: in.ELF.Type == elfTypeRel}
 	side := readELFSide(in, opts, fo) // beside the first units' walks
+	defer side.wait()                 // it reads the mapping in.Close unmaps
 	all := btf.NewTypes(btf.NewStrings())
 	if opts.Base != nil {
 		all = btf.NewSplitTypes(opts.Base)
