@@ -1,6 +1,10 @@
 package btfdiff
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/btfgate/btfgate/btf"
+)
 
 // Kind is a BTF type kind, numbered as BTF_KIND_* in the kernel's uapi.
 type Kind uint8
@@ -31,51 +35,14 @@ const (
 	numKinds
 )
 
-// String returns the kind's name as BTF tools print it, e.g. "FUNC_PROTO".
+// String returns the kind's name as BTF tools print it, e.g. "FUNC_PROTO":
+// btf.Kind's names (the numbering is the kernel's in both), with "VOID" for
+// id 0.
 func (k Kind) String() string {
-	switch k {
-	case KindVoid:
+	if k == KindVoid {
 		return "VOID"
-	case KindInt:
-		return "INT"
-	case KindPtr:
-		return "PTR"
-	case KindArray:
-		return "ARRAY"
-	case KindStruct:
-		return "STRUCT"
-	case KindUnion:
-		return "UNION"
-	case KindEnum:
-		return "ENUM"
-	case KindFwd:
-		return "FWD"
-	case KindTypedef:
-		return "TYPEDEF"
-	case KindVolatile:
-		return "VOLATILE"
-	case KindConst:
-		return "CONST"
-	case KindRestrict:
-		return "RESTRICT"
-	case KindFunc:
-		return "FUNC"
-	case KindFuncProto:
-		return "FUNC_PROTO"
-	case KindVar:
-		return "VAR"
-	case KindDatasec:
-		return "DATASEC"
-	case KindFloat:
-		return "FLOAT"
-	case KindDeclTag:
-		return "DECL_TAG"
-	case KindTypeTag:
-		return "TYPE_TAG"
-	case KindEnum64:
-		return "ENUM64"
 	}
-	return fmt.Sprintf("KIND%d", uint8(k))
+	return btf.Kind(k).String()
 }
 
 // ParseKind returns the kind named s (as Kind.String spells it).
