@@ -99,14 +99,15 @@ func (a *assembly) position(t *ast.Term) (int, error) {
 	return i, nil
 }
 
-// rule adds one rule's verdicts to the decisions it names. Documents of
-// the wrong shape are left to the problems decision.rego reports.
-func (a *assembly) rule(kind, rule string, v ast.Value) error {
+// eachOfBatch calls fn with the batch index and the set of values of each
+// function of this batch that a rule document ({id: {value, ...}}) names.
+// Entries of the wrong shape, and ids of other batches, are skipped: the
+// problems decision.rego reports cover the shapes.
+func (a *assembly) eachOfBatch(v ast.Value, fn func(i int, set ast.Set) error) error {
 	byID, ok := v.(ast.Object)
 	if !ok {
 		return nil
 	}
-	module := a.e.origins[kind+"."+rule]
 	return byID.Iter(func(idTerm, values *ast.Term) error {
 		set, ok := values.Value.(ast.Set)
 		if !ok {
@@ -120,6 +121,15 @@ func (a *assembly) rule(kind, rule string, v ast.Value) error {
 		if !ok || i < a.b.lo || i >= a.b.hi {
 			return nil
 		}
+		return fn(i, set)
+	})
+}
+
+// rule adds one rule's verdicts to the decisions it names. Documents of
+// the wrong shape are left to the problems decision.rego reports.
+func (a *assembly) rule(kind, rule string, v ast.Value) error {
+	module := a.e.origins[kind+"."+rule]
+	return a.eachOfBatch(v, func(i int, set ast.Set) error {
 		d := &a.b.out[i]
 		if _, seen := a.kinds[i]; !seen {
 			a.kinds[i] = nil
@@ -153,24 +163,8 @@ func (a *assembly) rule(kind, rule string, v ast.Value) error {
 // leaves documents of the wrong shape to the problems decision.rego
 // reports.
 func (a *assembly) deny(rule string, v ast.Value) error {
-	byID, ok := v.(ast.Object)
-	if !ok {
-		return nil
-	}
 	module := a.e.origins["deny."+rule]
-	return byID.Iter(func(idTerm, values *ast.Term) error {
-		set, ok := values.Value.(ast.Set)
-		if !ok {
-			return nil
-		}
-		id, ok := intValue(idTerm.Value)
-		if !ok {
-			return nil
-		}
-		i, ok := a.b.index[id]
-		if !ok || i < a.b.lo || i >= a.b.hi {
-			return nil
-		}
+	return a.eachOfBatch(v, func(i int, set ast.Set) error {
 		d := &a.b.out[i]
 		return set.Iter(func(t *ast.Term) error {
 			msg, ok := t.Value.(ast.String)
