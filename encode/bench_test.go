@@ -183,7 +183,6 @@ func BenchmarkDecode(b *testing.B) {
 								errs[w] = err
 								return
 							}
-							in.ReleaseUnit(u)
 							n += tab.Len()
 						}
 						entries.Add(int64(n))

@@ -97,14 +97,6 @@ func (in *Input) SectionName(idx uint32) string {
 	return ""
 }
 
-// ReleaseUnit lets the pages of unit u's .debug_info go once it has been
-// walked (see elffile.File.Release).
-func (in *Input) ReleaseUnit(u *dwarf.Unit) {
-	if int(u.End) <= len(in.info) && u.Offset < u.End {
-		in.ELF.Release(in.info[u.Offset:u.End])
-	}
-}
-
 // ReleaseInfoBefore lets go the pages of .debug_info before off, once every
 // unit there has been walked. Calls with growing offsets release what the
 // earlier calls could not: pages shared by two units, released only when
