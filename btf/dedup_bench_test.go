@@ -1,21 +1,10 @@
 package btf
 
 import (
+	"github.com/btfgate/btfgate/internal/cputime"
 	"strconv"
-	"syscall"
 	"testing"
-	"time"
 )
-
-// cpuTime returns the CPU time the process has used (all threads, GC too);
-// benchmarks report it because wall time is noisy on a shared machine.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkDedupKernelTriple deduplicates three copies of pahole's kernel BTF
 // (300k types in, 100k out).
@@ -47,14 +36,14 @@ func benchDedup(b *testing.B, in *Types) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var out *Types
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for range b.N {
 		var err error
 		if out, err = Dedup(in); err != nil {
 			b.Fatal(err)
 		}
 	}
-	cpu = cpuTime() - cpu
+	cpu = cputime.Process() - cpu
 	b.StopTimer()
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(in.Len()), "ns/type")
@@ -75,7 +64,7 @@ func BenchmarkAppendUnits(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for range b.N {
 		all := NewTypes(NewStrings())
 		for _, u := range units {
@@ -84,7 +73,7 @@ func BenchmarkAppendUnits(b *testing.B) {
 			}
 		}
 	}
-	cpu = cpuTime() - cpu
+	cpu = cputime.Process() - cpu
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/type")
 	b.ReportMetric(float64(n), "types")

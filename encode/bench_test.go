@@ -24,13 +24,12 @@ package encode
 import (
 	"context"
 	"encoding/binary"
+	"github.com/btfgate/btfgate/internal/cputime"
 	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/engine"
@@ -40,28 +39,18 @@ import (
 	"github.com/btfgate/btfgate/loader"
 )
 
-// processCPU returns the CPU time (user+system, all threads) the process
-// has used so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // benchLoop runs op under b.Loop and reports allocations and CPU time per
 // operation. Setup done before it is not timed.
 func benchLoop(b *testing.B, op func()) {
 	b.ReportAllocs()
 	runtime.GC()
 	n := 0
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		op()
 		n++
 	}
-	cpu = processCPU() - cpu
+	cpu = cputime.Process() - cpu
 	if n > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/op")
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/btfgate/btfgate/internal/cputime"
 	"testing"
 
 	"github.com/btfgate/btfgate/facts"
@@ -34,7 +35,7 @@ func benchmarkDecide(b *testing.B, cfg Config, fns []facts.Function) {
 	ctx := context.Background()
 	e := newEngine(b, cfg)
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for b.Loop() {
 		if _, err := e.DecideFunctions(ctx, fns, 2); err != nil {
 			b.Fatal(err)
@@ -42,7 +43,7 @@ func benchmarkDecide(b *testing.B, cfg Config, fns []facts.Function) {
 	}
 	n := float64(b.N * len(fns))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/function")
-	if c := cpuTime() - cpu; c > 0 {
+	if c := cputime.Process() - cpu; c > 0 {
 		b.ReportMetric(float64(c.Nanoseconds())/n, "cpu-ns/function")
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/btfgate/btfgate/internal/cputime"
 	"os"
 	"path/filepath"
 	"testing"
@@ -78,7 +79,7 @@ func BenchmarkSelectAndDecideKernelExamples(b *testing.B) {
 			fns := syntheticKernel(kernelSize)
 			ctx := context.Background()
 			b.ReportAllocs()
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for b.Loop() {
 				s := e.NewSession(fns, 2)
 				if _, err := s.SelectTrueSignature(ctx); err != nil {
@@ -90,7 +91,7 @@ func BenchmarkSelectAndDecideKernelExamples(b *testing.B) {
 			}
 			n := float64(b.N * len(fns))
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/function")
-			if c := cpuTime() - cpu; c > 0 {
+			if c := cputime.Process() - cpu; c > 0 {
 				b.ReportMetric(float64(c.Nanoseconds())/n, "cpu-ns/function")
 			}
 		})

@@ -1,21 +1,11 @@
 package dwarf
 
 import (
+	"github.com/btfgate/btfgate/internal/cputime"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 )
-
-// cpuTime returns the user and system CPU time of the process.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // walkUnits decodes every DIE of units[from:to] with one Reader, skipping
 // every subtree when skip is set, and returns the number of entries.
@@ -81,7 +71,7 @@ func benchVmlinux(b *testing.B, run func(d *Data, units []Unit) int) {
 	b.SetBytes(int64(len(s.Info)))
 	b.ReportAllocs()
 	var dies int
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		// A fresh Data per iteration: abbreviation parsing is part of the cost.
 		d := mustNew(b, s)
@@ -93,7 +83,7 @@ func benchVmlinux(b *testing.B, run func(d *Data, units []Unit) int) {
 	}
 	// CPU time of the process per iteration: on a shared machine it says
 	// more than wall time.
-	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(dies), "DIEs")
 	b.ReportMetric(float64(dies)*float64(b.N)/b.Elapsed().Seconds()/1e6, "MDIE/s")
 }

@@ -1,14 +1,15 @@
 //go:build unix
 
-package engine
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
+// Process returns the user and system CPU time of the process so far, all
+// threads and the GC included; 0 if it cannot be read.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
