@@ -337,8 +337,7 @@ func (r *Reader) Next(e *Entry) bool {
 	specs := ab.specs[:len(fields)]
 	le := r.le
 	keep := r.keep
-	sibling := uint64(0)
-	j := 0
+	j, sib := 0, -1 // sib: DW_AT_sibling's index among the kept fields
 	for i := range specs {
 		s := &specs[i]
 		if keep != nil && keep[s.attr>>6]&(1<<(s.attr&63)) == 0 {
@@ -350,6 +349,9 @@ func (r *Reader) Next(e *Entry) bool {
 				return false
 			}
 			continue
+		}
+		if i == int(ab.sibling) {
+			sib = j
 		}
 		f := &fields[j]
 		j++
@@ -441,10 +443,10 @@ func (r *Reader) Next(e *Entry) bool {
 	e.Fields = fields[:j]
 	r.pos = pos
 	r.lastChildren = ab.children
-	if ab.sibling >= 0 {
-		sibling = e.Fields[r.siblingIndex(ab)].Val
+	r.lastSibling = 0
+	if sib >= 0 {
+		r.lastSibling = e.Fields[sib].Val
 	}
-	r.lastSibling = sibling
 	return true
 }
 
@@ -548,19 +550,4 @@ func (r *Reader) nextPlanned(e *Entry, ab *abbrev, p *keptPlan, pos int) int {
 		r.lastSibling = fields[p.siblingSlot].Val
 	}
 	return pos + int(p.size)
-}
-
-// siblingIndex is the index in the fields Next returned for ab of its
-// DW_AT_sibling (kept always, see Keep).
-func (r *Reader) siblingIndex(ab *abbrev) int {
-	if r.keep == nil {
-		return int(ab.sibling)
-	}
-	j := 0
-	for i := range ab.specs[:ab.sibling] {
-		if r.keep.Has(Attr(ab.specs[i].attr)) {
-			j++
-		}
-	}
-	return j
 }
