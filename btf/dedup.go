@@ -459,9 +459,9 @@ func extendTo[T any](s []T, n int) []T {
 	return append(s[:cap(s)], make([]T, n-cap(s))...)[:n]
 }
 
-// Reserve makes room for n types (own ones, void and base included) of
-// words more words in a pipelined dedup's arrays, so that taking in batch
-// after batch does not copy them over and over.
+// Reserve makes room for n types (own ones, void and base included) and
+// for words more type words in a pipelined dedup's arrays, so that taking
+// in batch after batch does not copy them over and over.
 func (s *Deduplication) Reserve(n, words int) {
 	d := s.d
 	if !d.aliased && cap(d.words)-len(d.words) < words {
