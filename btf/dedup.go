@@ -295,9 +295,14 @@ type deduper struct {
 	scratch  []uint32
 
 	// Where the own types' words start in words, and whether words is the
-	// own types' array itself (see extend).
-	ownShift uint32
-	aliased  bool
+	// own types' array itself (see extend). For split BTF on a single base
+	// the base's words are read in place too: offsets below baseLen index
+	// baseWords, the others words (less baseLen), so that neither array is
+	// copied (see typ).
+	ownShift  uint32
+	aliased   bool
+	baseWords []uint32
+	baseLen   uint32
 
 	err error // first internal error (e.g. a cycle in the canonical map)
 
@@ -325,11 +330,17 @@ func newDeduper(t *Types) (*deduper, error) {
 		n:     uint32(n),
 	}
 	// Types are read in place unless string offsets must be rewritten, or
-	// base and own types must share one array.
-	if len(chain) == 1 && t.Strings.deduped {
+	// a base has a base of its own.
+	switch {
+	case len(chain) == 1 && t.Strings.deduped:
 		d.words = t.words
 		d.aliased = true
-	} else {
+	case len(chain) == 2 && t.Strings.deduped:
+		d.words = t.words
+		d.aliased = true
+		d.baseWords = chain[1].words
+		d.baseLen = uint32(len(chain[1].words))
+	default:
 		total := 0
 		for _, b := range chain {
 			total += len(b.words)
@@ -340,7 +351,10 @@ func newDeduper(t *Types) (*deduper, error) {
 	for i := len(chain) - 1; i >= 0; i-- { // base first
 		b := chain[i]
 		shift := uint32(0)
-		if len(chain) > 1 || !t.Strings.deduped {
+		switch {
+		case d.aliased && i == 0:
+			shift = d.baseLen // 0 without a base
+		case !d.aliased:
 			shift = uint32(len(d.words))
 			d.words = append(d.words, b.words...)
 		}
@@ -351,7 +365,7 @@ func newDeduper(t *Types) (*deduper, error) {
 		id += b.Len()
 	}
 	d.canon[0], d.hypot[0] = 0, unprocessedID // void is canonical
-	d.offs[n] = uint32(len(d.words))
+	d.offs[n] = d.baseLen + uint32(len(d.words))
 	// Room for the base (prep adds it all) and a part of the own types (1 in
 	// 37 of the kernel's end up canonical; the table grows if need be).
 	d.table = newCandTable(int(d.start) + t.Len()/64)
@@ -446,7 +460,7 @@ func (d *deduper) extend(t *Types, checked uint32) error {
 		}
 	}
 	d.n = n
-	d.offs[n] = uint32(len(d.words))
+	d.offs[n] = d.baseLen + uint32(len(d.words))
 	return nil
 }
 
@@ -482,6 +496,10 @@ func (d *deduper) typ(id uint32) []uint32 {
 		return d.void[:]
 	}
 	s, e := d.offs[id], d.offs[id+1]
+	if s < d.baseLen {
+		return d.baseWords[s:e:e]
+	}
+	s, e = s-d.baseLen, e-d.baseLen
 	return d.words[s:e:e]
 }
 

@@ -184,5 +184,13 @@ func (f *File) loadDebug(j *debugJob) ([]byte, error) {
 			return nil, err
 		}
 	}
+	// The mapped pages read to make the copy are not read again: let them
+	// go, or a module's RSS holds its debug sections twice.
+	if f.mapped {
+		adviseDontNeed(f.data, j.sec.Offset, j.sec.Size)
+		for _, rs := range j.rels {
+			adviseDontNeed(f.data, rs.Offset, rs.Size)
+		}
+	}
 	return data, nil
 }
