@@ -50,17 +50,11 @@ type Converter struct {
 	strs localStrings
 }
 
-// NewConverter returns a Converter with opts. strSecs are the DWARF string
-// sections names may alias (.debug_str, .debug_line_str): names found there
-// are interned by address, which is cheaper than by content.
-func NewConverter(opts ConvertOptions, strSecs ...[]byte) *Converter {
-	c := &Converter{opts: opts, strs: localStrings{index: map[string]uint32{}}}
-	for _, sec := range strSecs {
-		if len(sec) > 0 {
-			c.strs.secs = append(c.strs.secs, newStrSection(sec))
-		}
-	}
-	return c
+// NewConverter returns a Converter with opts. strs indexes the DWARF
+// string sections names may alias (nil: none): names found there are
+// interned by address, which is cheaper than by content.
+func NewConverter(opts ConvertOptions, strs *StringSections) *Converter {
+	return &Converter{opts: opts, strs: localStrings{index: map[string]uint32{}, secs: strs.caches()}}
 }
 
 // localStrings interns a fragment's names: Add returns 1 + the string's
@@ -127,7 +121,7 @@ func (t *Types) Reset() {
 // ConvertCU maps a CU's type table to BTF exactly as pahole's
 // btf_encoder__encode_tag does (spec §5.2-§5.9).
 func ConvertCU(tab *loader.TypeTable, opts ConvertOptions, vars []CUVar) (*Fragment, error) {
-	return NewConverter(opts).Convert(tab, vars)
+	return NewConverter(opts, nil).Convert(tab, vars)
 }
 
 // Convert maps one CU (see ConvertCU); vars are the CU's variables to

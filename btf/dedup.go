@@ -97,10 +97,16 @@ func StartDedup(t *Types) (*Deduplication, error) {
 
 // StartPipelinedDedup is StartDedup for a pipelined dedup (see
 // Deduplication): call Advance after each batch of types appended to t.
+// t may be a View, so that another goroutine can set the dedup up while
+// types are appended to the original; Finish then takes in what the
+// original holds.
 func StartPipelinedDedup(t *Types) (*Deduplication, error) {
 	s, err := StartDedup(t)
 	if err != nil {
 		return nil, err
+	}
+	if t.origin != nil {
+		s.d.src, s.d.strs = t.origin, t.origin.Strings
 	}
 	s.d.piped = s.d.strs.deduped // parsed tables: everything waits for Finish
 	return s, nil

@@ -24,18 +24,11 @@ type Splicer struct {
 	remap []uint32     // fragment string index -> destination offset
 }
 
-// NewSplicer returns a Splicer appending to dst. strSecs are the sections
-// (e.g. .debug_str, .debug_line_str) fragment strings may point into; they
-// only make splicing faster.
-func NewSplicer(dst *Types, strSecs ...[]byte) *Splicer {
-	s := &Splicer{dst: dst}
-	for _, sec := range strSecs {
-		if len(sec) == 0 {
-			continue
-		}
-		s.secs = append(s.secs, newStrSection(sec))
-	}
-	return s
+// NewSplicer returns a Splicer appending to dst. strs indexes the sections
+// (e.g. .debug_str, .debug_line_str) fragment strings may point into (nil:
+// none); it only makes splicing faster.
+func NewSplicer(dst *Types, strs *StringSections) *Splicer {
+	return &Splicer{dst: dst, secs: strs.caches()}
 }
 
 // Grow makes room for about words more words and types more types, so

@@ -21,10 +21,17 @@ import (
 // strings (the linker stores "bar" as the tail of "foo_bar"): a lookup at
 // another offset of the run misses, and the caller falls back to a map.
 type strSection struct {
+	*strRuns
+	slots []strSlot // per run
+}
+
+// strRuns numbers the NUL-terminated runs of one section. It is read-only
+// once built, so the caches of all goroutines share it.
+type strRuns struct {
 	base, size uintptr
-	nul        []uint64  // bit i: section byte i is NUL
-	rank       []uint32  // NULs before word i of nul
-	slots      []strSlot // per run
+	nul        []uint64 // bit i: section byte i is NUL
+	rank       []uint32 // NULs before word i of nul
+	runs       int
 }
 
 // strSlot is one run's cached value: val (0: empty) for the string at off.
@@ -32,9 +39,40 @@ type strSlot struct {
 	off, val uint32
 }
 
-// newStrSection indexes sec, which must stay mapped while the cache is used.
-func newStrSection(sec []byte) strSection {
-	s := strSection{base: uintptr(unsafe.Pointer(unsafe.SliceData(sec))), size: uintptr(len(sec)),
+// StringSections indexes the DWARF string sections (.debug_str,
+// .debug_line_str) that names given to a Converter or Splicer may point
+// into, for their caches: build it once per input and share it. It is
+// read-only, and the sections must stay mapped while it is used.
+type StringSections struct {
+	secs []*strRuns
+}
+
+// IndexStringSections indexes secs (empty ones are skipped).
+func IndexStringSections(secs ...[]byte) *StringSections {
+	x := &StringSections{}
+	for _, sec := range secs {
+		if len(sec) > 0 {
+			x.secs = append(x.secs, newStrRuns(sec))
+		}
+	}
+	return x
+}
+
+// caches returns an empty cache per section (none for a nil x).
+func (x *StringSections) caches() []strSection {
+	if x == nil {
+		return nil
+	}
+	c := make([]strSection, len(x.secs))
+	for i, r := range x.secs {
+		c[i] = strSection{strRuns: r, slots: make([]strSlot, r.runs)}
+	}
+	return c
+}
+
+// newStrRuns indexes sec.
+func newStrRuns(sec []byte) *strRuns {
+	s := &strRuns{base: uintptr(unsafe.Pointer(unsafe.SliceData(sec))), size: uintptr(len(sec)),
 		nul: make([]uint64, (len(sec)+63)/64)}
 	runs := 1 // the last run may lack its NUL
 	for i := 0; ; {
@@ -53,19 +91,19 @@ func newStrSection(sec []byte) strSection {
 		s.rank[i] = n
 		n += uint32(bits.OnesCount64(w))
 	}
-	s.slots = make([]strSlot, runs)
+	s.runs = runs
 	return s
 }
 
 // offset returns the offset in the section of the string starting at p,
 // and false if p is outside the section.
-func (s *strSection) offset(p uintptr) (uint32, bool) {
+func (s *strRuns) offset(p uintptr) (uint32, bool) {
 	off := p - s.base
 	return uint32(off), off < s.size
 }
 
 // run returns the number of the run holding offset off.
-func (s *strSection) run(off uint32) uint32 {
+func (s *strRuns) run(off uint32) uint32 {
 	w := off / 64
 	return s.rank[w] + uint32(bits.OnesCount64(s.nul[w]&(1<<(off%64)-1)))
 }

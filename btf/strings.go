@@ -77,7 +77,7 @@ func (s *Strings) Add(str string) uint32 {
 		}
 	}
 	if !s.indexed {
-		s.buildIndex()
+		s.BuildIndex()
 	}
 	h := s.index.hash(str)
 	slot, off, ok := s.index.find(h, str, s)
@@ -109,7 +109,7 @@ func (s *Strings) Find(str string) (uint32, bool) {
 		}
 	}
 	if !s.indexed {
-		s.buildIndex()
+		s.BuildIndex()
 	}
 	_, off, ok := s.index.find(s.index.hash(str), str, s)
 	return off, ok
@@ -157,9 +157,15 @@ func (s *Strings) forEach(fn func(off uint32, str string)) {
 	}
 }
 
-// buildIndex indexes a parsed table; the first occurrence of a string wins.
-func (s *Strings) buildIndex() {
-	s.index = newStrIndex()
+// BuildIndex indexes a parsed table's strings now instead of at the first
+// Add or Find (the first occurrence of a string wins). Lookups only read an
+// indexed table, so several goroutines may Find in it (a base shared by
+// encodes) once it is indexed. A table built by Add is always indexed.
+func (s *Strings) BuildIndex() {
+	if s.indexed {
+		return
+	}
+	s.index = newStrIndexFor(bytes.Count(s.data, []byte{0}))
 	s.forEach(func(off uint32, str string) {
 		h := s.index.hash(str)
 		if slot, _, ok := s.index.find(h, str, s); !ok {
@@ -179,8 +185,15 @@ type strIndex struct {
 	n     int
 }
 
-func newStrIndex() strIndex {
-	return strIndex{seed: maphash.MakeSeed(), slots: make([]uint64, 256)}
+func newStrIndex() strIndex { return newStrIndexFor(0) }
+
+// newStrIndexFor returns an index with room for n strings before it grows.
+func newStrIndexFor(n int) strIndex {
+	slots := 256
+	for slots <= 2*n { // insert keeps at most half of the slots used
+		slots *= 2
+	}
+	return strIndex{seed: maphash.MakeSeed(), slots: make([]uint64, slots)}
 }
 
 func (x *strIndex) hash(str string) uint64 { return maphash.String(x.seed, str) }

@@ -31,14 +31,21 @@ type Types struct {
 	err   error    // first builder error
 
 	scratch []uint32 // reused by Append
+
+	origin *Types // what a View was taken from, nil otherwise
 }
 
 // View returns a read-only copy of t as it is now, which another goroutine
 // may read while t grows: it shares t's arrays up to their current lengths
 // (growing t only appends) and a copy of its string table's header, good
-// for Size and for no lookups.
+// for Size and for no lookups. A dedup started on a View finishes on the
+// types it was taken from (see StartPipelinedDedup).
 func (t *Types) View() *Types {
-	v := &Types{Base: t.Base, err: t.err,
+	origin := t
+	if t.origin != nil {
+		origin = t.origin
+	}
+	v := &Types{Base: t.Base, err: t.err, origin: origin,
 		words: t.words[:len(t.words):len(t.words)], offs: t.offs[:len(t.offs):len(t.offs)]}
 	if t.Strings != nil {
 		strs := Strings{base: t.Strings.base, start: t.Strings.start, deduped: t.Strings.deduped,

@@ -244,7 +244,7 @@ func BenchmarkConvert(b *testing.B) {
 	path := benchCorpus(b)
 	t := benchFixture(b, "tables", func() *benchTables { return walkAll(b, path) })
 	b.SetBytes(int64(t.in.InfoSize))
-	conv := btf.NewConverter(convertOptions(), t.in.DebugStr, t.in.DebugLineStr)
+	conv := btf.NewConverter(convertOptions(), btf.IndexStringSections(t.in.DebugStr, t.in.DebugLineStr))
 	var frag *btf.Fragment
 	types := 0
 	benchLoop(b, func() {
@@ -277,7 +277,7 @@ func BenchmarkSplice(b *testing.B) {
 	path := benchCorpus(b)
 	f := benchFixture(b, "fragments", func() *benchFragments {
 		t := walkAll(b, path)
-		conv := btf.NewConverter(convertOptions(), t.in.DebugStr, t.in.DebugLineStr)
+		conv := btf.NewConverter(convertOptions(), btf.IndexStringSections(t.in.DebugStr, t.in.DebugLineStr))
 		f := &benchFragments{in: t.in}
 		for i, tab := range t.tabs {
 			if tab == nil {
@@ -295,7 +295,7 @@ func BenchmarkSplice(b *testing.B) {
 	var dst *btf.Types
 	benchLoop(b, func() {
 		dst = btf.NewTypes(btf.NewStrings())
-		s := btf.NewSplicer(dst, f.in.DebugStr, f.in.DebugLineStr)
+		s := btf.NewSplicer(dst, btf.IndexStringSections(f.in.DebugStr, f.in.DebugLineStr))
 		s.Grow(f.in.InfoSize/4, f.in.InfoSize/48)
 		for _, frag := range f.frags {
 			if _, _, err := s.Add(frag); err != nil {

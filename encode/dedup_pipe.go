@@ -15,7 +15,7 @@ import (
 // so any run of whole units is a valid batch). Finish then runs, after the
 // functions phase, the passes that need every type.
 type dedupPipe struct {
-	dd *btf.Deduplication
+	dd *btf.Deduplication // set by the goroutine; read after done
 
 	mu     sync.Mutex
 	latest *btf.Types    // the newest View, nil once taken
@@ -27,20 +27,24 @@ type dedupPipe struct {
 	once   sync.Once     // closes closed
 }
 
-// startDedupPipe sets up the dedup of all (empty, or holding only what
-// comes before the units) and starts its goroutine.
-func startDedupPipe(all *btf.Types) (*dedupPipe, error) {
-	dd, err := btf.StartPipelinedDedup(all)
-	if err != nil {
-		return nil, err
-	}
-	p := &dedupPipe{dd: dd, notify: make(chan struct{}, 1), closed: make(chan struct{}), done: make(chan struct{})}
-	go p.run()
-	return p, nil
+// startDedupPipe starts the goroutine that sets up the dedup of all
+// (empty, or holding only what comes before the units: for split BTF, the
+// setup takes in the base's 100,000 types) with room for types more types
+// of words more words, then runs the passes as Views come.
+func startDedupPipe(all *btf.Types, types, words int) *dedupPipe {
+	p := &dedupPipe{notify: make(chan struct{}, 1), closed: make(chan struct{}), done: make(chan struct{})}
+	go p.run(all.View(), types, words)
+	return p
 }
 
-func (p *dedupPipe) run() {
+func (p *dedupPipe) run(start *btf.Types, types, words int) {
 	defer close(p.done)
+	began := time.Now()
+	p.dd, p.err = btf.StartPipelinedDedup(start)
+	if p.err == nil {
+		p.dd.Reserve(types, words)
+	}
+	p.busy += time.Since(began)
 	for {
 		last := false
 		select {

@@ -35,6 +35,9 @@ type Options struct {
 	// vmlinux's BTF): ids continue after the base's, strings and types the
 	// base holds are not repeated.
 	Base *btf.Types
+	// BasePath, when Base is nil, names the base BTF (raw, or an ELF with a
+	// .BTF section) to load, beside the opening of the input.
+	BasePath string
 	// LangExclude skips compile units whose DW_AT_language is one of these
 	// (pahole's --lang_exclude names, e.g. "rust").
 	LangExclude []string
@@ -85,8 +88,12 @@ func Encode(path string, opts Options) (*Result, error) {
 		clock = now
 	}
 
+	base := loadBaseBeside(opts)
 	in, err := loader.Open(path)
-	if err != nil {
+	if opts.Base, err = base.wait(err); err != nil {
+		if in != nil {
+			in.Close()
+		}
 		return nil, err
 	}
 	defer in.Close()
@@ -109,11 +116,8 @@ func Encode(path string, opts Options) (*Result, error) {
 	// by unit as they are spliced, and beside facts, policy and functions.
 	var pipe *dedupPipe
 	if !opts.DecideOnly {
-		if pipe, err = startDedupPipe(all); err != nil {
-			return nil, fmt.Errorf("%s: dedup: %w", path, err)
-		}
-		pipe.dd.Reserve(int(all.NextID())+in.InfoSize/46, in.InfoSize/4) // as the splicer does below
-		defer pipe.wait()                                                // on early returns too
+		pipe = startDedupPipe(all, int(all.NextID())+in.InfoSize/46, in.InfoSize/4) // as the splicer reserves below
+		defer pipe.wait()                                                           // on early returns too
 	}
 	states, datasecs, err := convertUnits(in, opts, fo, side, excluded, all, pipe)
 	if serr := side.wait(); serr != nil {
@@ -192,6 +196,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	walkOpts := loader.WalkOptions{TypeTags: opts.Features.TypeTag, DeclTags: opts.Features.DeclTag,
 		TrueSignature: opts.Features.TrueSignature, Arch: fo.arch}
 	convOpts := btf.ConvertOptions{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
+	strSecs := btf.IndexStringSections(in.DebugStr, in.DebugLineStr) // shared by the workers and the splicer
 
 	var wg sync.WaitGroup
 	for w := 0; w < jobs; w++ {
@@ -199,7 +204,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 		go func() {
 			defer wg.Done()
 			walker := loader.NewWalker(in.DWARF, in.ELF.ByteOrder, walkOpts)
-			conv := btf.NewConverter(convOpts, in.DebugStr, in.DebugLineStr)
+			conv := btf.NewConverter(convOpts, strSecs)
 			var tab loader.TypeTable
 			for i := range next {
 				u := &units[i]
@@ -257,7 +262,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 		}
 	}()
 
-	splicer := btf.NewSplicer(dst, in.DebugStr, in.DebugLineStr)
+	splicer := btf.NewSplicer(dst, strSecs)
 	// Reserve to avoid regrowing arrays of ~150 MB: on the corpus kernel
 	// the units give 0.80 bytes of type words and 1 type per 48 bytes of
 	// .debug_info, and the functions 67,000 more types (the corpus modules:
@@ -332,6 +337,41 @@ func wantUnit(u *dwarf.Unit) bool {
 		return true
 	}
 	return false
+}
+
+// baseLoad is a base BTF being loaded on a goroutine of its own.
+type baseLoad struct {
+	types *btf.Types
+	err   error
+	done  chan struct{}
+}
+
+// loadBaseBeside starts loading opts.BasePath unless opts.Base is given:
+// reading, parsing and indexing the kernel's strings (20 ms) then overlap
+// with the mapping and relocating of a module.
+func loadBaseBeside(opts Options) *baseLoad {
+	b := &baseLoad{types: opts.Base, done: make(chan struct{})}
+	if opts.Base != nil || opts.BasePath == "" {
+		close(b.done)
+		return b
+	}
+	go func() {
+		defer close(b.done)
+		if b.types, b.err = LoadBase(opts.BasePath); b.err == nil {
+			b.types.Strings.BuildIndex() // the splicer's first lookup would
+		}
+	}()
+	return b
+}
+
+// wait returns the base, or the first error: the base's, as when it was
+// loaded before the input, else inErr (the input's).
+func (b *baseLoad) wait(inErr error) (*btf.Types, error) {
+	<-b.done
+	if b.err != nil {
+		return nil, b.err
+	}
+	return b.types, inErr
 }
 
 // LoadBase reads base BTF for split encoding from path (raw BTF, or an ELF

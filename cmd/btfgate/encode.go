@@ -82,11 +82,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	}
 	start := time.Now()
 	opts := encode.Options{Features: st.features, Jobs: fl.jobs, Policy: st.engine, Detail: report != ""}
-	if fl.base != "" {
-		if opts.Base, err = encode.LoadBase(fl.base); err != nil {
-			return err
-		}
-	}
+	opts.BasePath = fl.base // loaded beside the input's opening
 	setMemoryLimit(input, fl.jobs)
 	progress, stopProgress := newProgress(stderr)
 	opts.Progress = progress

@@ -268,11 +268,7 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opts := encode.Options{Features: p.set, Jobs: p.jobs, Policy: eng, LangExclude: p.langExcl}
-	if p.base != "" {
-		if opts.Base, err = encode.LoadBase(p.base); err != nil {
-			return err
-		}
-	}
+	opts.BasePath = p.base // loaded beside the input's opening
 	setMemoryLimit(input, p.jobs)
 	res, err := encode.Encode(input, opts)
 	if err != nil {
