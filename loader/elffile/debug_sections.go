@@ -175,17 +175,16 @@ func (f *File) loadDebug(j *debugJob) ([]byte, error) {
 		return data, err
 	}
 	if !j.zdebug && j.sec.Flags&SHF_COMPRESSED == 0 {
-		cp := make([]byte, len(data)) // private copy of the mapping
-		copy(cp, data)
-		data = cp
+		data = f.privateCopy(j.sec, data)
 	}
 	for k, rs := range j.rels {
 		if err := f.relocate(data, j.sec, rs, j.syms[k]); err != nil {
 			return nil, err
 		}
 	}
-	// The mapped pages read to make the copy are not read again: let them
-	// go, or a module's RSS holds its debug sections twice.
+	// Mapped pages read to make the copy (when it could not be read from
+	// the file) are not read again: let them go, or a module's RSS holds
+	// its debug sections twice.
 	if f.mapped {
 		adviseDontNeed(f.data, j.sec.Offset, j.sec.Size)
 		for _, rs := range j.rels {
@@ -193,4 +192,18 @@ func (f *File) loadDebug(j *debugJob) ([]byte, error) {
 		}
 	}
 	return data, nil
+}
+
+// privateCopy returns a copy of data, the bytes of s in the mapping, to
+// relocate. Reading the file (pread) costs less than copying the mapping,
+// which faults in every page of the source as well as of the copy.
+func (f *File) privateCopy(s *Section, data []byte) []byte {
+	cp := make([]byte, len(data))
+	if f.fh != nil {
+		if n, err := f.fh.ReadAt(cp, int64(s.Offset)); n == len(cp) && err == nil {
+			return cp
+		}
+	}
+	copy(cp, data) // the mapping was checked by Open; the file may not be
+	return cp
 }

@@ -21,6 +21,7 @@ type File struct {
 
 	data   []byte   // the whole image: a read-only mapping or the caller's bytes
 	mapped bool     // data is a mapping that Close releases
+	fh     *os.File // the mapped file, for copies by pread; closed by Close
 	layout []uint64 // ET_REL: made-up load address per section (see LayOut)
 	closed bool
 	order  endian
@@ -68,7 +69,12 @@ func Open(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer fh.Close()
+	keep := false
+	defer func() {
+		if !keep {
+			fh.Close()
+		}
+	}()
 	st, err := fh.Stat()
 	if err != nil {
 		return nil, err
@@ -91,7 +97,7 @@ func Open(path string) (*File, error) {
 		_ = unmapFile(data)
 		return nil, err
 	}
-	f.mapped = true
+	f.mapped, f.fh, keep = true, fh, true
 	return f, nil
 }
 
@@ -112,6 +118,10 @@ func (f *File) Close() error {
 	f.closed = true
 	data := f.data
 	f.data = nil
+	if f.fh != nil {
+		f.fh.Close()
+		f.fh = nil
+	}
 	if f.mapped {
 		return unmapFile(data)
 	}
