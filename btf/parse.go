@@ -161,56 +161,32 @@ func (t *Types) decodeTypes(sec []byte, h *header) error {
 
 // validate checks string offsets and type references of every own type.
 func (t *Types) validate(h *header) error {
-	next := uint32(t.NextID())
+	next := uint64(t.NextID())
 	first := t.FirstID()
+	strSize := uint64(t.Strings.Size()) // an offset is valid below it (Strings.valid)
 	for i := range t.offs {
 		w := t.typeAt(i)
 		id := first + TypeID(i)
 		k := infoKind(w[1])
-		var perr *ParseError
-		failAt := func(p *uint32, msg string) bool {
-			perr = &ParseError{Offset: h.typeStart + 4*(int(t.offs[i])+wordIndex(w, p)), Type: id, Msg: msg}
-			return false
+		fail := func(x int, msg string) error {
+			return &ParseError{Offset: h.typeStart + 4*(int(t.offs[i])+x), Type: id, Msg: msg}
 		}
-		forEachField(w, strFields(k), func(p *uint32) bool {
-			if !t.Strings.valid(*p) {
-				return failAt(p, fmt.Sprintf("%v: string offset %d outside the string table", k, *p))
+		if x := firstAtLeast(w, strFields(k), strSize); x >= 0 {
+			return fail(x, fmt.Sprintf("%v: string offset %d outside the string table", k, w[x]))
+		}
+		if x := firstAtLeast(w, idFields(k), next); x >= 0 {
+			return fail(x, fmt.Sprintf("%v: refers to type %d, past the last type %d", k, w[x], next-1))
+		}
+		switch k {
+		case KindFunc:
+			if r := TypeID(w[2]); t.Kind(r) != KindFuncProto {
+				return fail(2, fmt.Sprintf("FUNC refers to type %d, a %v, not a FUNC_PROTO", r, t.Kind(r)))
 			}
-			return true
-		})
-		if perr == nil {
-			forEachField(w, idFields(k), func(p *uint32) bool {
-				if *p >= next {
-					return failAt(p, fmt.Sprintf("%v: refers to type %d, past the last type %d", k, *p, next-1))
-				}
-				return true
-			})
-		}
-		if perr == nil {
-			switch k {
-			case KindFunc:
-				if r := TypeID(w[2]); t.Kind(r) != KindFuncProto {
-					failAt(&w[2], fmt.Sprintf("FUNC refers to type %d, a %v, not a FUNC_PROTO", r, t.Kind(r)))
-				}
-			case KindFwd:
-				if w[2] != 0 {
-					failAt(&w[2], fmt.Sprintf("FWD has non-zero type word %d", w[2]))
-				}
+		case KindFwd:
+			if w[2] != 0 {
+				return fail(2, fmt.Sprintf("FWD has non-zero type word %d", w[2]))
 			}
-		}
-		if perr != nil {
-			return perr
 		}
 	}
 	return nil
-}
-
-// wordIndex returns the index of *p within w.
-func wordIndex(w []uint32, p *uint32) int {
-	for i := range w {
-		if &w[i] == p {
-			return i
-		}
-	}
-	return 0
 }
