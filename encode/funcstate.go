@@ -53,27 +53,40 @@ func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
 	if !o.elf.Any {
 		return nil
 	}
-	var out []funcState
+	// The functions that pass, first: their parameters then share one
+	// array of facts and one of parameters, not two small ones each.
+	type kept struct{ fi, ei int }
+	var pass []kept
+	nparams := 0
 	for fi := range tab.Funcs {
 		f := &tab.Funcs[fi]
-		if f.Flags&loader.FuncDeclaration != 0 {
+		if f.Flags&loader.FuncDeclaration != 0 || f.Name == "" {
 			continue
 		}
-		params := tab.FuncParams[f.First : f.First+f.Count]
 		named := true
-		for i := range params {
-			if params[i].Name == "" {
+		for _, p := range tab.FuncParams[f.First : f.First+f.Count] {
+			if p.Name == "" {
 				named = false
 				break
 			}
 		}
-		if !named || f.Name == "" {
+		if !named {
 			continue
 		}
-		ei := o.elf.Find(f.Name)
-		if ei < 0 {
-			continue
+		if ei := o.elf.Find(f.Name); ei >= 0 {
+			pass = append(pass, kept{fi, ei})
+			nparams += int(f.Count)
 		}
+	}
+	if len(pass) == 0 {
+		return nil
+	}
+	out := make([]funcState, 0, len(pass))
+	allFacts := make([]facts.Param, 0, nparams)
+	allParams := make([]stateParam, 0, nparams+len(pass)) // + varargs markers
+	for _, k := range pass {
+		f, ei := &tab.Funcs[k.fi], k.ei
+		params := tab.FuncParams[f.First : f.First+f.Count]
 		ef := &o.elf.Funcs[ei]
 		s := funcState{elf: int32(ei), cu: int32(cu), die: f.Offset, addr: f.LowPC, ret: btf.TypeID(f.Ret),
 			flags: f.Flags, trueSym: -1, uncertain: uncertainLocation(tab, params, o.arch)}
@@ -93,19 +106,27 @@ func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
 		}
 		reordered := f.Flags&loader.FuncReordered != 0
 		sigChanged := f.Flags&loader.FuncSignatureChanged != 0
+		factsFrom, paramsFrom := len(allFacts), len(allParams)
 		for i := range params {
 			p := &params[i]
-			s.facts = append(s.facts, paramFacts(tab, p))
+			allFacts = append(allFacts, paramFacts(tab, p))
 			if reordered && (!p.HasLoc || p.Optimized) {
 				continue
 			}
 			if o.trueSignature && sigChanged && p.Optimized {
 				continue
 			}
-			s.params = append(s.params, stateParam{name: p.Name, typ: btf.TypeID(p.Type)})
+			allParams = append(allParams, stateParam{name: p.Name, typ: btf.TypeID(p.Type)})
 		}
 		if f.Flags&loader.FuncVarargs != 0 {
-			s.params = append(s.params, stateParam{})
+			allParams = append(allParams, stateParam{})
+		}
+		// Full slice expressions: appending to one state's slices copies.
+		if len(allFacts) > factsFrom {
+			s.facts = allFacts[factsFrom:len(allFacts):len(allFacts)]
+		}
+		if len(allParams) > paramsFrom {
+			s.params = allParams[paramsFrom:len(allParams):len(allParams)]
 		}
 		if f.AnnotCount > 0 {
 			s.annots = append([]loader.FuncAnnot(nil), tab.FuncAnnots[f.AnnotFirst:f.AnnotFirst+f.AnnotCount]...)
