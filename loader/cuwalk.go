@@ -2,6 +2,7 @@ package loader
 
 import (
 	"encoding/binary"
+	"math"
 	"sort"
 	"unsafe"
 
@@ -28,11 +29,10 @@ type Walker struct {
 	offs    []uint64    // raw[i]'s DIE offset, ascending
 	tableOf []TypeID    // raw index -> table id (0: void, e.g. unspecified type)
 	tabOrd  []int32     // table order: raw indices
-	members []rawMember // members in DIE order
+	members []rawMember // members in DIE order, chained per struct (rawMember.next)
 	stack   []frame
 	ptrTags []int32    // raw indices of type tags, grouped per pointer
 	params  []rawParam // parameters of subroutine types in DIE order
-	grouped []rawMember
 	start   []uint32
 	// byOff maps a DIE's offset relative to the unit start to its raw
 	// index + 1 (0: not a type DIE). Only the slots set for a unit are
@@ -66,12 +66,13 @@ type Walker struct {
 // rawType is a type DIE before its references are resolved.
 type rawType struct {
 	tag      dwarf.Tag
+	last     uint32 // structs: the last member so far, in Walker.members
 	name     string
 	ref      uint64 // DW_AT_type as an absolute .debug_info offset, 0 if absent
 	size     uint64
 	encoding uint8
 	flags    EntryFlags
-	first    uint32 // members: index into Walker.members; enums, params, dims: into the table
+	first    uint32 // members: the first in Walker.members; enums, params, dims: index into the table
 	count    uint32
 	tagFirst uint32 // pointers: type tags in Walker.ptrTags
 	tagCount uint32
@@ -79,14 +80,17 @@ type rawType struct {
 }
 
 type rawMember struct {
-	owner         int32 // raw index of the struct or union
 	name          string
 	ref           uint64
 	loc           uint64 // DW_AT_data_member_location (constant or expression)
 	dataBitOffset uint64 // DW_AT_data_bit_offset
-	bitOffset     uint64 // DWARF 2-4 DW_AT_bit_offset
-	byteSize      uint64 // DW_AT_byte_size of the member
-	bitSize       uint64 // DW_AT_bit_size
+	bitOffset     uint64 // DWARF 2-4 DW_AT_bit_offset (may be negative: wraps)
+	// The next member of the same struct or union in Walker.members, -1
+	// for the last: the members of types nested in a struct come between
+	// its own, so a struct's members are a chain rather than a run.
+	next          int32
+	byteSize      uint32 // DW_AT_byte_size of the member
+	bitSize       uint32 // DW_AT_bit_size
 	hasLoc        bool
 	hasDataBitOff bool
 }
@@ -384,7 +388,7 @@ func (w *Walker) addType(e *dwarf.Entry, t *TypeTable) {
 func (w *Walker) close(idx int32) { w.tabOrd = append(w.tabOrd, idx) }
 
 func (w *Walker) addMember(e *dwarf.Entry, owner int32) {
-	m := rawMember{owner: owner}
+	m := rawMember{next: -1}
 	for i := range e.Fields {
 		f := &e.Fields[i]
 		switch f.Attr {
@@ -403,14 +407,26 @@ func (w *Walker) addMember(e *dwarf.Entry, owner int32) {
 		case dwarf.AttrBitOffset:
 			m.bitOffset = f.Val
 		case dwarf.AttrByteSize:
-			m.byteSize = f.Val
+			m.byteSize = clamp32(f.Val)
 		case dwarf.AttrBitSize:
-			m.bitSize = f.Val
+			m.bitSize = clamp32(f.Val)
 		}
 	}
+	idx := uint32(len(w.members))
 	w.members = append(w.members, m)
-	w.raw[owner].count++
+	rt := &w.raw[owner]
+	if rt.count == 0 {
+		rt.first = idx
+	} else {
+		w.members[rt.last].next = int32(idx)
+	}
+	rt.last = idx
+	rt.count++
 }
+
+// clamp32 narrows a member's byte or bit size: no real one reaches 2^32,
+// and a hostile one must not wrap around to a small value.
+func clamp32(v uint64) uint32 { return uint32(min(v, math.MaxUint32)) }
 
 // memberLocation reads DW_AT_data_member_location as pahole does: a
 // constant, or an expression starting with DW_OP_plus_uconst/DW_OP_constu.
@@ -594,7 +610,6 @@ func (w *Walker) finish(t *TypeTable) error {
 	}
 	sort.SliceStable(t.DeclTags, func(i, j int) bool { return t.DeclTags[i].Target < t.DeclTags[j].Target })
 
-	w.groupMembers()
 	w.groupParams(t)
 
 	for _, ri := range w.tabOrd {
@@ -647,13 +662,14 @@ func (w *Walker) finish(t *TypeTable) error {
 		en := &t.Entries[id]
 		switch en.Tag {
 		case dwarf.TagStructureType, dwarf.TagClassType, dwarf.TagInterfaceType, dwarf.TagUnionType:
-			raws := w.grouped[en.First : en.First+en.Count]
+			k, n := int32(en.First), en.Count
 			en.First = uint32(len(t.Members))
 			en.Count = 0
 			union := en.Tag == dwarf.TagUnionType
-			for k := range raws {
-				m, ok := w.member(&raws[k], union, t)
-				if ok {
+			for ; n > 0; n-- {
+				rm := &w.members[k]
+				k = rm.next
+				if m, ok := w.member(rm, union, t); ok {
 					t.Members = append(t.Members, m)
 					en.Count++
 				}
@@ -663,34 +679,14 @@ func (w *Walker) finish(t *TypeTable) error {
 	return nil
 }
 
-// groupMembers orders members by owner (DIE order within each owner):
-// members of types nested in a struct come between its own members in DIE
-// order. Each struct's raw entry then addresses its run in w.grouped.
-func (w *Walker) groupMembers() {
+// groupParams fills t.Params grouped by subroutine type (DIE order within
+// each): parameters of subroutine types nested in another's parameter list
+// come between its own.
+func (w *Walker) groupParams(t *TypeTable) {
 	if cap(w.start) < len(w.raw) {
 		w.start = make([]uint32, len(w.raw))
 	}
 	w.start = w.start[:len(w.raw)]
-	pos := uint32(0)
-	for ri := range w.raw {
-		w.start[ri] = pos
-		if isStructTag(w.raw[ri].tag) {
-			w.raw[ri].first = pos
-			pos += w.raw[ri].count
-		}
-	}
-	if cap(w.grouped) < len(w.members) {
-		w.grouped = make([]rawMember, len(w.members))
-	}
-	w.grouped = w.grouped[:len(w.members)]
-	for _, m := range w.members {
-		w.grouped[w.start[m.owner]] = m
-		w.start[m.owner]++
-	}
-}
-
-// groupParams fills t.Params grouped by subroutine type, like groupMembers.
-func (w *Walker) groupParams(t *TypeTable) {
 	pos := uint32(0)
 	for ri := range w.raw {
 		w.start[ri] = pos
@@ -730,7 +726,7 @@ func (w *Walker) member(rm *rawMember, union bool, t *TypeTable) (Member, bool) 
 	if rm.bitSize == 0 {
 		return m, true
 	}
-	byteSize := rm.byteSize
+	byteSize := uint64(rm.byteSize)
 	if byteSize == 0 {
 		byteSize = t.strippedSize(m.Type)
 	}
@@ -739,7 +735,7 @@ func (w *Walker) member(rm *rawMember, union bool, t *TypeTable) (Member, bool) 
 	}
 	bitfieldOffset := rm.bitOffset
 	if w.littleEndian {
-		bitfieldOffset = byteSize*8 - rm.bitOffset - rm.bitSize
+		bitfieldOffset = byteSize*8 - rm.bitOffset - uint64(rm.bitSize)
 	}
 	m.BitOffset = rm.loc*8 + bitfieldOffset
 	return m, true
