@@ -106,8 +106,8 @@ func (in *Input) ReleaseInfoBefore(off uint64) {
 	if off > uint64(len(in.info)) {
 		off = uint64(len(in.info))
 	}
-	if int(off) <= in.released {
-		return
+	if int(off) < in.released+releaseBatch {
+		return // not worth a call yet (see releaseBatch)
 	}
 	// Start a page early: the page holding the last call's end was partly
 	// in use then, so Release (whole pages only) kept it.
@@ -115,6 +115,12 @@ func (in *Input) ReleaseInfoBefore(off uint64) {
 	in.ELF.Release(in.info[from:off])
 	in.released = int(off)
 }
+
+// releaseBatch is how much of .debug_info ReleaseInfoBefore lets go at
+// once at least: every release of mapped pages flushes the TLBs of the
+// CPUs running the process's threads, which per unit (2,352 in the
+// kernel) cost more system time than the pages are worth.
+const releaseBatch = 8 << 20
 
 // pageSize is the largest page size of the systems we run on that matters
 // here; releasing is a hint, so a larger real page size only keeps more.
