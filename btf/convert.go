@@ -115,7 +115,7 @@ func (l *localStrings) reset() {
 
 // Reset empties t for reuse, keeping its buffers.
 func (t *Types) Reset() {
-	t.words, t.offs, t.err = t.words[:0], t.offs[:0], nil
+	t.words, t.offs, t.err, t.valid = t.words[:0], t.offs[:0], nil, 0
 }
 
 // ConvertCU maps a CU's type table to BTF exactly as pahole's

@@ -417,11 +417,13 @@ func (d *deduper) initRange(b *Types, first, shift uint32, lo, hi int) error {
 		id := first + uint32(j)
 		w := b.typeAt(j)
 		k := infoKind(w[1])
-		if x := firstAtLeast(w, idFields(k), next); x >= 0 {
-			return fmt.Errorf("type %d (%v) refers to type %d, past the last type %d", id, k, w[x], next-1)
-		}
-		if x := firstAtLeast(w, strFields(k), strSize); x >= 0 {
-			return fmt.Errorf("type %d (%v) has string offset %d past the string table (%d bytes)", id, k, w[x], strSize)
+		if j >= b.valid { // else checked when parsed or spliced
+			if x := firstAtLeast(w, idFields(k), next); x >= 0 {
+				return fmt.Errorf("type %d (%v) refers to type %d, past the last type %d", id, k, w[x], next-1)
+			}
+			if x := firstAtLeast(w, strFields(k), strSize); x >= 0 {
+				return fmt.Errorf("type %d (%v) has string offset %d past the string table (%d bytes)", id, k, w[x], strSize)
+			}
 		}
 		c := uint32(unprocessedID)
 		if k == KindVar || k == KindDatasec {

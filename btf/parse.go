@@ -56,6 +56,7 @@ func Parse(data []byte, base *Types) (*Types, error) {
 	if err := t.validate(h); err != nil {
 		return nil, err
 	}
+	t.valid = t.Len()
 	return t, nil
 }
 

@@ -56,6 +56,15 @@ func (s *Splicer) Add(f *Fragment) (types, tail TypeID, err error) {
 		return 0, 0, err
 	}
 	s.mapStrings(f.Strs)
+	// Spliced types refer only to types and strings that exist (splice
+	// maps every reference or fails), so they stay valid if all were.
+	if s.dst.valid == s.dst.Len() {
+		defer func() {
+			if err == nil {
+				s.dst.valid = s.dst.Len()
+			}
+		}()
+	}
 	shift := s.dst.NextID() - 1
 	n := TypeID(f.Types.Len())
 	if !s.hasIndex {

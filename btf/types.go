@@ -33,6 +33,11 @@ type Types struct {
 	scratch []uint32 // reused by Append
 
 	origin *Types // what a View was taken from, nil otherwise
+
+	// valid counts the first own types known to refer only to existing
+	// types and string offsets: Parse checked them, or a Splicer made them.
+	// The dedup does not check them again.
+	valid int
 }
 
 // View returns a read-only copy of t as it is now, which another goroutine
@@ -45,7 +50,7 @@ func (t *Types) View() *Types {
 	if t.origin != nil {
 		origin = t.origin
 	}
-	v := &Types{Base: t.Base, err: t.err, origin: origin,
+	v := &Types{Base: t.Base, err: t.err, origin: origin, valid: t.valid,
 		words: t.words[:len(t.words):len(t.words)], offs: t.offs[:len(t.offs):len(t.offs)]}
 	if t.Strings != nil {
 		strs := Strings{base: t.Strings.base, start: t.Strings.start, deduped: t.Strings.deduped,
