@@ -54,16 +54,29 @@ type Converter struct {
 // string sections names may alias (nil: none): names found there are
 // interned by address, which is cheaper than by content.
 func NewConverter(opts ConvertOptions, strs *StringSections) *Converter {
-	return &Converter{opts: opts, strs: localStrings{index: map[string]uint32{}, secs: strs.caches()}}
+	return &Converter{opts: opts, strs: localStrings{index: map[string]uint32{}, secs: strs.runs()}}
 }
 
 // localStrings interns a fragment's names: Add returns 1 + the string's
 // index in list, 0 for "". The strings are not copied.
+//
+// Names that lie in a DWARF string section (nearly all) are keyed by
+// section and offset in a small open-addressing table that lives for one
+// unit: it stays in the CPU caches, where a table over the whole section
+// would not. Other names go through a map.
 type localStrings struct {
-	index   map[string]uint32
-	secs    []strSection // slots: 1 + list index
-	touched []uint32     // (section, run) pairs of the slots set
-	list    []string
+	secs  []*strRuns // the sections: where each starts and ends
+	slots []localSlot
+	used  []uint32 // indexes of the slots set for this unit
+	index map[string]uint32
+	list  []string
+}
+
+// localSlot is one name of the unit: key is 1 + its section index << 32 |
+// its offset in the section (0: free), val 1 + its index in list.
+type localSlot struct {
+	key uint64
+	val uint32
 }
 
 func (l *localStrings) Add(s string) uint32 {
@@ -71,24 +84,30 @@ func (l *localStrings) Add(s string) uint32 {
 		return 0
 	}
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-	for si := range l.secs {
-		sec := &l.secs[si]
+	for si, sec := range l.secs {
 		off, ok := sec.offset(p)
 		if !ok {
 			continue
 		}
-		run := sec.run(off)
-		slot := &sec.slots[run]
-		if slot.val == 0 {
-			i := l.add(s)
-			slot.off, slot.val = off, i
-			l.touched = append(l.touched, uint32(si), run)
-			return i
+		if 2*(len(l.used)+1) > len(l.slots) {
+			l.grow()
 		}
-		if slot.off == off {
-			return slot.val
+		key := uint64(si+1)<<32 | uint64(off)
+		mask := len(l.slots) - 1
+		for i := int(uint32(key*0x9e3779b97f4a7c15>>32)) & mask; ; i = (i + 1) & mask {
+			slot := &l.slots[i]
+			if slot.key == key {
+				return slot.val
+			}
+			if slot.key == 0 {
+				// The same bytes are the same name; a name that is the tail
+				// of another has an offset of its own.
+				v := l.add(s)
+				slot.key, slot.val = key, v
+				l.used = append(l.used, uint32(i))
+				return v
+			}
 		}
-		break // another string of the run (a shared tail): by content
 	}
 	if i, ok := l.index[s]; ok {
 		return i
@@ -98,6 +117,25 @@ func (l *localStrings) Add(s string) uint32 {
 	return i
 }
 
+// grow doubles the slot table, keeping the slots set.
+func (l *localStrings) grow() {
+	old := l.slots
+	l.slots = make([]localSlot, max(2*len(old), 1024))
+	mask := len(l.slots) - 1
+	l.used = l.used[:0]
+	for _, slot := range old {
+		if slot.key == 0 {
+			continue
+		}
+		i := int(uint32(slot.key*0x9e3779b97f4a7c15>>32)) & mask
+		for l.slots[i].key != 0 {
+			i = (i + 1) & mask
+		}
+		l.slots[i] = slot
+		l.used = append(l.used, uint32(i))
+	}
+}
+
 func (l *localStrings) add(s string) uint32 {
 	l.list = append(l.list, s)
 	return uint32(len(l.list))
@@ -105,10 +143,10 @@ func (l *localStrings) add(s string) uint32 {
 
 // reset forgets the strings of the previous CU.
 func (l *localStrings) reset() {
-	for i := 0; i+1 < len(l.touched); i += 2 {
-		l.secs[l.touched[i]].slots[l.touched[i+1]] = strSlot{}
+	for _, i := range l.used {
+		l.slots[i] = localSlot{}
 	}
-	l.touched = l.touched[:0]
+	l.used = l.used[:0]
 	clear(l.index)
 	l.list = nil
 }

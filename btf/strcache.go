@@ -58,6 +58,14 @@ func IndexStringSections(secs ...[]byte) *StringSections {
 	return x
 }
 
+// runs returns the sections' run indexes (none for a nil x).
+func (x *StringSections) runs() []*strRuns {
+	if x == nil {
+		return nil
+	}
+	return x.secs
+}
+
 // caches returns an empty cache per section (none for a nil x).
 func (x *StringSections) caches() []strSection {
 	if x == nil {
