@@ -54,7 +54,7 @@ type Converter struct {
 // string sections names may alias (nil: none): names found there are
 // interned by address, which is cheaper than by content.
 func NewConverter(opts ConvertOptions, strs *StringSections) *Converter {
-	return &Converter{opts: opts, strs: localStrings{index: map[string]uint32{}, secs: strs.runs()}}
+	return &Converter{opts: opts, strs: localStrings{index: map[string]uint32{}, secs: strs.sections()}}
 }
 
 // localStrings interns a fragment's names: Add returns 1 + the string's
@@ -65,7 +65,7 @@ func NewConverter(opts ConvertOptions, strs *StringSections) *Converter {
 // unit: it stays in the CPU caches, where a table over the whole section
 // would not. Other names go through a map.
 type localStrings struct {
-	secs  []*strRuns // the sections: where each starts and ends
+	secs  []strBounds // the sections: where each starts and ends
 	slots []localSlot
 	used  []uint32 // indexes of the slots set for this unit
 	index map[string]uint32

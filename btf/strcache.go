@@ -6,32 +6,36 @@ import (
 	"unsafe"
 )
 
-// strSection caches one value per string that aliases a DWARF string
-// section (.debug_str, .debug_line_str), keyed by where the string starts
-// in it: names found there are interned by address, cheaper than by
-// content.
+// strSection is the splicer's cache of one DWARF string section
+// (.debug_str, .debug_line_str): the offset in the output's string table
+// of each name found there, keyed by where the name starts, which is
+// cheaper than by content.
 //
 // A value per byte of the section would be simplest, but costs 4 bytes
-// per byte: 15 MB per cache for the kernel's .debug_str, and there is a
-// cache per worker and one in the splicer. Here a cache holds a slot per
-// NUL-terminated run of the section, numbered by counting the NULs before
-// the offset (a bitmap with per-word counts, 1/6 of the section's size),
-// which also keeps the slots of one unit's names close together. A slot
-// remembers the offset it was filled for, since a run may start several
-// strings (the linker stores "bar" as the tail of "foo_bar"): a lookup at
-// another offset of the run misses, and the caller falls back to a map.
+// per byte: 15 MB for the kernel's .debug_str. Here the cache holds a slot
+// per NUL-terminated run of the section, numbered by counting the NULs
+// before the offset (a bitmap with per-word counts, 1/6 of the section's
+// size). A slot remembers the offset it was filled for, since a run may
+// start several strings (the linker stores "bar" as the tail of
+// "foo_bar"): a lookup at another offset of the run misses and goes by
+// content. (The converters intern a unit's names in a table of their own,
+// see localStrings.)
 type strSection struct {
 	*strRuns
 	slots []strSlot // per run
 }
 
-// strRuns numbers the NUL-terminated runs of one section. It is read-only
-// once built, so the caches of all goroutines share it.
+// strRuns numbers the NUL-terminated runs of one section.
 type strRuns struct {
+	strBounds
+	nul  []uint64 // bit i: section byte i is NUL
+	rank []uint32 // NULs before word i of nul
+	runs int
+}
+
+// strBounds is where a section lies in memory.
+type strBounds struct {
 	base, size uintptr
-	nul        []uint64 // bit i: section byte i is NUL
-	rank       []uint32 // NULs before word i of nul
-	runs       int
 }
 
 // strSlot is one run's cached value: val (0: empty) for the string at off.
@@ -39,31 +43,35 @@ type strSlot struct {
 	off, val uint32
 }
 
-// StringSections indexes the DWARF string sections (.debug_str,
+// StringSections are the DWARF string sections (.debug_str,
 // .debug_line_str) that names given to a Converter or Splicer may point
-// into, for their caches: build it once per input and share it. It is
-// read-only, and the sections must stay mapped while it is used.
+// into: build it once per input and share it. It is read-only, and the
+// sections must stay mapped while it is used.
 type StringSections struct {
-	secs []*strRuns
+	data   [][]byte
+	bounds []strBounds
 }
 
-// IndexStringSections indexes secs (empty ones are skipped).
+// IndexStringSections records secs (empty ones are skipped). It only notes
+// where they lie: the splicer's cache indexes them (caches), on its own
+// goroutine while the first units are walked.
 func IndexStringSections(secs ...[]byte) *StringSections {
 	x := &StringSections{}
 	for _, sec := range secs {
 		if len(sec) > 0 {
-			x.secs = append(x.secs, newStrRuns(sec))
+			x.data = append(x.data, sec)
+			x.bounds = append(x.bounds, strBounds{uintptr(unsafe.Pointer(unsafe.SliceData(sec))), uintptr(len(sec))})
 		}
 	}
 	return x
 }
 
-// runs returns the sections' run indexes (none for a nil x).
-func (x *StringSections) runs() []*strRuns {
+// sections returns where the sections lie (none for a nil x).
+func (x *StringSections) sections() []strBounds {
 	if x == nil {
 		return nil
 	}
-	return x.secs
+	return x.bounds
 }
 
 // caches returns an empty cache per section (none for a nil x).
@@ -71,8 +79,9 @@ func (x *StringSections) caches() []strSection {
 	if x == nil {
 		return nil
 	}
-	c := make([]strSection, len(x.secs))
-	for i, r := range x.secs {
+	c := make([]strSection, len(x.data))
+	for i, sec := range x.data {
+		r := newStrRuns(sec)
 		c[i] = strSection{strRuns: r, slots: make([]strSlot, r.runs)}
 	}
 	return c
@@ -80,7 +89,7 @@ func (x *StringSections) caches() []strSection {
 
 // newStrRuns indexes sec.
 func newStrRuns(sec []byte) *strRuns {
-	s := &strRuns{base: uintptr(unsafe.Pointer(unsafe.SliceData(sec))), size: uintptr(len(sec)),
+	s := &strRuns{strBounds: strBounds{uintptr(unsafe.Pointer(unsafe.SliceData(sec))), uintptr(len(sec))},
 		nul: make([]uint64, (len(sec)+63)/64)}
 	runs := 1 // the last run may lack its NUL
 	for i := 0; ; {
@@ -105,7 +114,7 @@ func newStrRuns(sec []byte) *strRuns {
 
 // offset returns the offset in the section of the string starting at p,
 // and false if p is outside the section.
-func (s *strRuns) offset(p uintptr) (uint32, bool) {
+func (s *strBounds) offset(p uintptr) (uint32, bool) {
 	off := p - s.base
 	return uint32(off), off < s.size
 }
