@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks `btfgate encode` against Debian's pahole on the corpus kernel
-# and on ext4.ko as split BTF (--btf_base): wall time, CPU time (user+sys)
-# and peak RSS of the whole process under /usr/bin/time, median of N rounds
+# and on ext4.ko as split BTF (--btf_base): wall time (the clock around
+# the run, to the millisecond), CPU time (user+sys) and peak RSS of the
+# whole process (from /usr/bin/time), median of N rounds
 # in which btfgate and pahole runs alternate, and the ratios btfgate/pahole.
 # btfgate runs at -j1 and -j2 every round; -j8 runs once per input, and the
 # -j1, -j2 and -j8 outputs are compared byte for byte. Per-phase times come
@@ -226,7 +227,10 @@ run() {
   read -r -a argv <<<"$cmd"
   local rc=0
   load=$(load1)
+  local t0 t1
+  t0=$(date +%s%N)
   /usr/bin/time -f '%e %U %S %M' -o "$log.time" "${argv[@]}" >"$log.out" 2>"$log.err" || rc=$?
+  t1=$(date +%s%N)
   if [ "$rc" != 0 ]; then
     echo "bench: run $round of '$label' failed (exit $rc): $cmd" >&2
     tail -n 20 "$log.err" >&2
@@ -238,9 +242,11 @@ run() {
     tail -n 20 "$log.err" "$log.out" >&2
     exit 1
   fi
+  # Wall time from the clock around the run, to the millisecond (time's
+  # %e has 10 ms steps: 8 % of a module's encode).
   local wall
-  wall=$(tail -n 1 "$log.time" | awk '{ print $1 }')
-  tail -n 1 "$log.time" | awk -v l="$load" '{ printf "%s %.3f %s %s\n", $1, $2 + $3, $4, l }' >>"$tf"
+  wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')
+  tail -n 1 "$log.time" | awk -v l="$load" -v w="$wall" '{ printf "%s %.3f %s %s\n", w, $2 + $3, $4, l }' >>"$tf"
   if [ "$tool" = btfgate ] && [ "$summary" = 1 ]; then
     local ph
     if ph=$(summary_phases "$log.out" "$log.err"); then
@@ -387,7 +393,7 @@ for r in "${rows[@]}" "${once[@]}"; do
     rr=$(ratio "${rss[$label]}" "${rss[$ref_label]}")
     ratios="{\"wall\": $rw, \"wall_min\": $rm, \"cpu\": $rc, \"rss\": $rr}"
   fi
-  printf '%-20s %4d %8.2f %8.2f %8.2f %8d %5.1f   %6s %6s %6s %6s\n' "$label" "${nruns[$label]}" "${wall[$label]}" \
+  printf '%-20s %4d %8.3f %8.3f %8.2f %8d %5.1f   %6s %6s %6s %6s\n' "$label" "${nruns[$label]}" "${wall[$label]}" \
     "${wmin[$label]}" "${cpu[$label]}" "${rss[$label]}" "${load[$label]}" "$rw" "$rm" "$rc" "$rr"
   phases=null
   s=$(slug "$label")
