@@ -160,11 +160,11 @@ func Encode(path string, opts Options) (*Result, error) {
 	lap("functions")
 
 	deduped, err := pipe.finish()
-	res.DedupRestarted = pipe.dd.Restarted
-	res.Overlapped = append(res.Overlapped, Phase{"dedup passes beside decode", pipe.busy})
-	if err != nil {
+	if err != nil { // pipe.dd is nil if the dedup could not be set up
 		return nil, fmt.Errorf("%s: dedup: %w", path, err)
 	}
+	res.DedupRestarted = pipe.dd.Restarted
+	res.Overlapped = append(res.Overlapped, Phase{"dedup passes beside decode", pipe.busy})
 	res.Types = deduped
 	lap("dedup")
 	return res, nil
