@@ -94,7 +94,7 @@ func (l *localStrings) Add(s string) uint32 {
 		}
 		key := uint64(si+1)<<32 | uint64(off)
 		mask := len(l.slots) - 1
-		for i := int(uint32(key*0x9e3779b97f4a7c15>>32)) & mask; ; i = (i + 1) & mask {
+		for i := slotIndex(key, mask); ; i = (i + 1) & mask {
 			slot := &l.slots[i]
 			if slot.key == key {
 				return slot.val
@@ -127,7 +127,7 @@ func (l *localStrings) grow() {
 		if slot.key == 0 {
 			continue
 		}
-		i := int(uint32(slot.key*0x9e3779b97f4a7c15>>32)) & mask
+		i := slotIndex(slot.key, mask)
 		for l.slots[i].key != 0 {
 			i = (i + 1) & mask
 		}

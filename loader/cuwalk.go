@@ -683,13 +683,10 @@ func (w *Walker) finish(t *TypeTable) error {
 // each): parameters of subroutine types nested in another's parameter list
 // come between its own.
 func (w *Walker) groupParams(t *TypeTable) {
-	if cap(w.start) < len(w.raw) {
-		w.start = make([]uint32, len(w.raw))
-	}
-	w.start = w.start[:len(w.raw)]
+	start := w.growStart(len(w.raw))
 	pos := uint32(0)
 	for ri := range w.raw {
-		w.start[ri] = pos
+		start[ri] = pos
 		if w.raw[ri].tag == dwarf.TagSubroutineType {
 			w.raw[ri].first = pos
 			pos += w.raw[ri].count
@@ -697,17 +694,9 @@ func (w *Walker) groupParams(t *TypeTable) {
 	}
 	t.Params = append(t.Params[:0], make([]Param, len(w.params))...)
 	for _, p := range w.params {
-		t.Params[w.start[p.owner]] = Param{Name: p.name, Type: w.resolve(p.ref)}
-		w.start[p.owner]++
+		t.Params[start[p.owner]] = Param{Name: p.name, Type: w.resolve(p.ref)}
+		start[p.owner]++
 	}
-}
-
-func isStructTag(tag dwarf.Tag) bool {
-	switch tag {
-	case dwarf.TagStructureType, dwarf.TagClassType, dwarf.TagInterfaceType, dwarf.TagUnionType:
-		return true
-	}
-	return false
 }
 
 // member computes a member's bit offset the way pahole's
