@@ -296,7 +296,7 @@ func BenchmarkSplice(b *testing.B) {
 	benchLoop(b, func() {
 		dst = btf.NewTypes(btf.NewStrings())
 		s := btf.NewSplicer(dst, btf.IndexStringSections(f.in.DebugStr, f.in.DebugLineStr))
-		s.Grow(f.in.InfoSize/4, f.in.InfoSize/48)
+		s.Grow(reservation(f.in))
 		for _, frag := range f.frags {
 			if _, _, err := s.Add(frag); err != nil {
 				b.Fatal(err)
@@ -304,14 +304,14 @@ func BenchmarkSplice(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(dst.Len()), "types")
-	// The size of the spliced type section, against the reservation
-	// (InfoSize/4 words).
+	// The size of the spliced type section, against the reservation.
 	raw, err := dst.Marshal(binary.LittleEndian)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(len(raw)-btfHeaderLen-dst.Strings.Size())/(1<<20), "type-MiB")
-	b.ReportMetric(float64(f.in.InfoSize/4*4)/(1<<20), "reserved-MiB")
+	words, _ := reservation(f.in)
+	b.ReportMetric(float64(4*words)/(1<<20), "reserved-MiB")
 }
 
 // benchPipeline is Encode's state after each step, built by the same steps
@@ -359,7 +359,7 @@ func buildPipeline(tb testing.TB, path string) *benchPipeline {
 	p.types = p.all.Len()
 	p.states = append([]funcState(nil), states...)
 	groups := groupStates(p.all, states, p.elf, opts.Features, p.relocat)
-	p.functions = groupFacts(groups, p.elf, in.SectionName, opts.Features, false)
+	p.functions = groupFacts(groups, p.elf, in.SectionName, false)
 	pol, err := engine.New(context.Background(), engine.Config{Features: opts.Features})
 	if err != nil {
 		tb.Fatal(err)
@@ -392,7 +392,7 @@ func BenchmarkFacts(b *testing.B) {
 	benchLoop(b, func() {
 		copy(states, p.states)
 		groups := groupStates(p.all, states, p.elf, p.opts.Features, p.relocat)
-		fns = groupFacts(groups, p.elf, p.in.SectionName, p.opts.Features, false)
+		fns = groupFacts(groups, p.elf, p.in.SectionName, false)
 	})
 	b.ReportMetric(float64(len(p.states)), "states")
 	b.ReportMetric(float64(len(fns)), "functions")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/engine"
+	"github.com/btfgate/btfgate/facts"
 	"github.com/btfgate/btfgate/loader"
 )
 
@@ -20,14 +21,19 @@ func decideGroups(pol *engine.Engine, types *btf.Types, groups []funcGroup, elf 
 	sectionName func(uint32) string, opts Options, res *Result) ([]bool, [][]loader.FuncAnnot, error) {
 	ctx := context.Background()
 	detail := opts.Detail
-	params := detail || pol.Mentions("params")
+	params := !detail && pol.Mentions("params") // with detail, groupFact added them
 	protos := detail || pol.Mentions("prototype")
-	if params && !detail {
-		addParams(groups, res.Functions)
+	// enrich adds to fns, the facts of groups, what groupFact leaves out
+	// and some policy reads.
+	enrich := func(groups []funcGroup, fns []facts.Function) {
+		if params {
+			addParams(groups, fns)
+		}
+		if protos {
+			addPrototypes(types, groups, elf, fns)
+		}
 	}
-	if protos {
-		addPrototypes(types, groups, elf, res.Functions)
-	}
+	enrich(groups, res.Functions)
 
 	// One session: each function's input is built once for both queries,
 	// and again only for the groups the selection changed.
@@ -45,15 +51,8 @@ func decideGroups(pol *engine.Engine, types *btf.Types, groups []funcGroup, elf 
 			if selected[gi] == nil {
 				continue
 			}
-			f := groupFact(&groups[gi], gi, elf, sectionName, detail)
-			fns := res.Functions[gi : gi+1]
-			fns[0] = f
-			if params && !detail {
-				addParams(groups[gi:gi+1], fns)
-			}
-			if protos {
-				addPrototypes(types, groups[gi:gi+1], elf, fns)
-			}
+			res.Functions[gi] = groupFact(&groups[gi], gi, elf, sectionName, detail)
+			enrich(groups[gi:gi+1], res.Functions[gi:gi+1])
 			sess.Changed(gi)
 		}
 	}
@@ -99,8 +98,8 @@ func decideGroups(pol *engine.Engine, types *btf.Types, groups []funcGroup, elf 
 			parts[i] = fmt.Sprintf("annotate.%s %d", r, byRule[r])
 		}
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
-			"the decl_tag feature is off: %d decl tag(s) that policies add to %d function(s) are left out of the BTF (%s)",
-			dropped, droppedFns, strings.Join(parts, ", ")))
+			"%s: %d decl tag(s) that policies add to %d function(s) are left out of the BTF (%s)",
+			DeclTagOff, dropped, droppedFns, strings.Join(parts, ", ")))
 	}
 	return include, extra, nil
 }

@@ -39,12 +39,12 @@ func startDedupPipe(all *btf.Types, types, words int) *dedupPipe {
 
 func (p *dedupPipe) run(start *btf.Types, types, words int) {
 	defer close(p.done)
-	began := time.Now()
-	p.dd, p.err = btf.StartPipelinedDedup(start)
-	if p.err == nil {
-		p.dd.Reserve(types, words)
-	}
-	p.busy += time.Since(began)
+	p.timed(func() (err error) {
+		if p.dd, err = btf.StartPipelinedDedup(start); err == nil {
+			p.dd.Reserve(types, words)
+		}
+		return err
+	})
 	for {
 		last := false
 		select {
@@ -57,19 +57,23 @@ func (p *dedupPipe) run(start *btf.Types, types, words int) {
 		p.latest = nil
 		p.mu.Unlock()
 		if v != nil && p.err == nil {
-			start := time.Now()
-			p.err = p.dd.Advance(v)
-			p.busy += time.Since(start)
+			p.timed(func() error { return p.dd.Advance(v) })
 		}
 		if last {
 			if p.err == nil {
-				start := time.Now()
-				p.err = p.dd.StartRefs()
-				p.busy += time.Since(start)
+				p.timed(p.dd.StartRefs)
 			}
 			return
 		}
 	}
+}
+
+// timed runs a step of the goroutine, keeping its error and adding its
+// time to busy.
+func (p *dedupPipe) timed(step func() error) {
+	began := time.Now()
+	p.err = step()
+	p.busy += time.Since(began)
 }
 
 // publish hands the types all holds now to the dedup goroutine. Only the

@@ -116,8 +116,9 @@ func Encode(path string, opts Options) (*Result, error) {
 	// by unit as they are spliced, and beside facts, policy and functions.
 	var pipe *dedupPipe
 	if !opts.DecideOnly {
-		pipe = startDedupPipe(all, int(all.NextID())+in.InfoSize/46, in.InfoSize/4) // as the splicer reserves below
-		defer pipe.wait()                                                           // on early returns too
+		words, types := reservation(in)
+		pipe = startDedupPipe(all, int(all.NextID())+types, words)
+		defer pipe.wait() // on early returns too
 	}
 	states, datasecs, err := convertUnits(in, opts, fo, side, excluded, all, pipe)
 	if serr := side.wait(); serr != nil {
@@ -135,7 +136,7 @@ func Encode(path string, opts Options) (*Result, error) {
 	lap("decode+convert")
 
 	groups := groupStates(all, states, elf, opts.Features, fo.relocatable)
-	res.Functions = groupFacts(groups, elf, in.SectionName, opts.Features, opts.Detail)
+	res.Functions = groupFacts(groups, elf, in.SectionName, opts.Detail)
 	lap("facts")
 	pol := opts.Policy
 	if pol == nil {
@@ -263,11 +264,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	}()
 
 	splicer := btf.NewSplicer(dst, strSecs)
-	// Reserve to avoid regrowing arrays of ~150 MB: on the corpus kernel
-	// the units give 0.80 bytes of type words and 1 type per 48 bytes of
-	// .debug_info, and the functions 67,000 more types (the corpus modules:
-	// 0.6-0.95 bytes, 1 type per 43-67 bytes; arrays grow when needed).
-	splicer.Grow(in.InfoSize/4, in.InfoSize/46)
+	splicer.Grow(reservation(in))
 	var states []funcState
 	var datasecs []datasecEntry
 	var firstErr error
@@ -338,6 +335,14 @@ func wantUnit(u *dwarf.Unit) bool {
 	}
 	return false
 }
+
+// reservation is how many type words and types to make room for, in the
+// splicer's arrays and the dedup's, so that arrays of ~150 MB are not
+// regrown: on the corpus kernel the units give 0.80 bytes of type words and
+// 1 type per 48 bytes of .debug_info, and the functions 67,000 more types
+// (the corpus modules: 0.6-0.95 bytes, 1 type per 43-67 bytes; arrays grow
+// when needed).
+func reservation(in *loader.Input) (words, types int) { return in.InfoSize / 4, in.InfoSize / 46 }
 
 // baseLoad is a base BTF being loaded on a goroutine of its own.
 type baseLoad struct {

@@ -166,7 +166,7 @@ func canonical(g *funcGroup) int {
 
 // groupFacts builds the policy facts of every group; ids follow the order.
 // With detail, instances carry their parameters.
-func groupFacts(groups []funcGroup, elf *loader.ElfFuncs, sectionName func(uint32) string, _ features.Set, detail bool) []facts.Function {
+func groupFacts(groups []funcGroup, elf *loader.ElfFuncs, sectionName func(uint32) string, detail bool) []facts.Function {
 	out := make([]facts.Function, len(groups))
 	for gi := range groups {
 		out[gi] = groupFact(&groups[gi], gi, elf, sectionName, detail)
