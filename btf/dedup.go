@@ -572,6 +572,9 @@ func (d *deduper) fail(err error) {
 
 // prep makes the base's types canonical and indexes them (btf_dedup_prep).
 func (d *deduper) prep() error {
+	if d.piped { // the struct pass's table (see splitTables)
+		d.structTab = newCandTable(int(d.start) / 8)
+	}
 	for id := uint32(1); id < d.start; id++ {
 		d.canon[id] = id
 		w := d.typ(id)
@@ -597,6 +600,9 @@ func (d *deduper) prep() error {
 			return fmt.Errorf("base type %d: unknown kind %v", id, infoKind(w[1]))
 		}
 		d.addCand(h, id, w)
+		if k := infoKind(w[1]); d.structTab != nil && (k == KindStruct || k == KindUnion || k == KindTypedef) {
+			d.structTab.add(h, id)
+		}
 	}
 	return nil
 }

@@ -63,19 +63,11 @@ func (d *deduper) addEntry(h uint64, id uint32) int32 {
 
 // splitTables gives the struct pass its own table, holding the base's
 // structs, unions and typedefs (its only possible candidates among what
-// prep inserted); the primitive pass keeps prep's, whose insertion
-// sequence (base, then primitive types) is libbpf's.
+// prep inserted; prep filled it, hashing each base type once); the
+// primitive pass keeps prep's, whose insertion sequence (base, then
+// primitive types) is libbpf's.
 func (d *deduper) splitTables() {
 	d.primTab = d.table
-	d.structTab = newCandTable(0)
-	for id := uint32(1); id < d.start; id++ {
-		switch w := d.typ(id); infoKind(w[1]) {
-		case KindStruct, KindUnion:
-			d.structTab.add(hashStruct(w), id)
-		case KindTypedef:
-			d.structTab.add(hashTypedef(w), id)
-		}
-	}
 }
 
 func (d *deduper) usePrimTable() {
