@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -486,17 +487,17 @@ func extendTo[T any](s []T, n int) []T {
 // in batch after batch does not copy them over and over.
 func (s *Deduplication) Reserve(n, words int) {
 	d := s.d
-	if !d.aliased && cap(d.words)-len(d.words) < words {
-		d.words = append(make([]uint32, 0, len(d.words)+words), d.words...)
+	if !d.aliased {
+		d.words = slices.Grow(d.words, words)
 	}
-	if n <= cap(d.canon) {
-		return
-	}
-	d.offs = append(make([]uint32, 0, n+1), d.offs...)
-	d.kinds = append(make([]Kind, 0, n), d.kinds...)
-	d.canon = append(make([]uint32, 0, n), d.canon...)
-	d.hypot = append(make([]uint32, 0, n), d.hypot...)
+	d.offs = roomFor(d.offs, n+1)
+	d.kinds = roomFor(d.kinds, n)
+	d.canon = roomFor(d.canon, n)
+	d.hypot = roomFor(d.hypot, n)
 }
+
+// roomFor returns s with capacity for n elements.
+func roomFor[T any](s []T, n int) []T { return slices.Grow(s, max(n-len(s), 0)) }
 
 // typ returns the words of type id (3 zero words for void).
 func (d *deduper) typ(id uint32) []uint32 {
