@@ -26,7 +26,6 @@ type Walker struct {
 	e    dwarf.Entry
 
 	raw     []rawType   // type DIEs in DIE (pre-)order
-	offs    []uint64    // raw[i]'s DIE offset, ascending
 	tableOf []TypeID    // raw index -> table id (0: void, e.g. unspecified type)
 	tabOrd  []int32     // table order: raw indices
 	members []rawMember // members in DIE order, chained per struct (rawMember.next)
@@ -34,16 +33,12 @@ type Walker struct {
 	ptrTags []int32    // raw indices of type tags, grouped per pointer
 	params  []rawParam // parameters of subroutine types in DIE order
 	start   []uint32
-	// byOff maps a DIE's offset relative to the unit start to its raw
-	// index + 1 (0: not a type DIE). Only the slots set for a unit are
-	// cleared afterwards, so a unit costs O(its types), not O(its bytes).
-	byOff      []int32
-	base       uint64
-	extraSlots []uint64 // offsets of function and parameter slots in byOff
+	// byOff maps a type DIE's offset to its raw index + 1, and the offsets
+	// of subprograms, parameters and variables to their slots (funcwalk.go).
+	byOff offsetIndex
 
 	// Functions (see funcwalk.go).
 	funcs     []rawFunc
-	funcOffs  []uint64
 	funcOrder []int32 // functions_table order: raw function indices
 	fparams   []rawFuncParam
 	fannots   []rawFuncAnnot
@@ -56,7 +51,6 @@ type Walker struct {
 
 	// Variables (see varwalk.go).
 	vars    []rawVar
-	varOffs []uint64
 	vannots []string
 
 	order        binary.ByteOrder
@@ -144,19 +138,17 @@ func walkedAttrs() *dwarf.AttrSet {
 func (w *Walker) Walk(u *dwarf.Unit, t *TypeTable) error {
 	t.reset(u)
 	w.raw = w.raw[:0]
-	w.offs = w.offs[:0]
+	w.byOff.begin(u.Offset, u.End-u.Offset)
 	w.tabOrd = w.tabOrd[:0]
 	w.members = w.members[:0]
 	w.stack = w.stack[:0]
 	w.ptrTags = w.ptrTags[:0]
 	w.params = w.params[:0]
 	w.funcs = w.funcs[:0]
-	w.funcOffs = w.funcOffs[:0]
 	w.funcOrder = w.funcOrder[:0]
 	w.fparams = w.fparams[:0]
 	w.fannots = w.fannots[:0]
 	w.vars = w.vars[:0]
-	w.varOffs = w.varOffs[:0]
 	w.vannots = w.vannots[:0]
 
 	if err := w.r.Seek(u); err != nil {
@@ -371,7 +363,7 @@ func (w *Walker) addType(e *dwarf.Entry, t *TypeTable) {
 		kind = frameTypedef
 	}
 	w.raw = append(w.raw, rt)
-	w.offs = append(w.offs, e.Offset)
+	w.byOff.record(e.Offset, int32(len(w.raw)))
 	if e.Tag == dwarf.TagUnspecifiedType {
 		// pahole keeps unspecified types out of the table: they read as void.
 		w.skip(e)
@@ -514,7 +506,7 @@ func (w *Walker) addTypeTag(e *dwarf.Entry, ptr int32) {
 	}
 	idx := int32(len(w.raw))
 	w.raw = append(w.raw, rawType{tag: TagTypeTag, name: value, off: e.Offset})
-	w.offs = append(w.offs, e.Offset)
+	w.byOff.record(e.Offset, idx+1)
 	w.ptrTags = append(w.ptrTags, idx)
 	w.raw[ptr].tagCount++
 	w.close(idx)
@@ -539,42 +531,10 @@ func annotationName(e *dwarf.Entry) string { return e.Name() }
 // and finishVars mark for subprograms, parameters and variables are not
 // types: a DW_AT_type pointing at one reads as unknown.
 func (w *Walker) lookup(off uint64) int {
-	rel := off - w.base
-	if off < w.base || rel >= uint64(len(w.byOff)) {
-		return -1
-	}
-	if v := w.byOff[rel]; v > 0 && v < slotFunc {
+	if v := w.byOff.get(off); v > 0 && v < slotFunc {
 		return int(v) - 1
 	}
 	return -1
-}
-
-// index fills byOff for the unit's type DIEs.
-func (w *Walker) index(u *dwarf.Unit) {
-	w.base = u.Offset
-	size := int(u.End - u.Offset)
-	if cap(w.byOff) < size {
-		w.byOff = make([]int32, size)
-	}
-	w.byOff = w.byOff[:size]
-	for i, off := range w.offs {
-		if rel := off - w.base; off >= w.base && rel < uint64(size) {
-			w.byOff[rel] = int32(i + 1)
-		}
-	}
-}
-
-// unindex clears the slots index and setSlot set.
-func (w *Walker) unindex() {
-	for _, off := range w.offs {
-		if rel := off - w.base; off >= w.base && rel < uint64(len(w.byOff)) {
-			w.byOff[rel] = 0
-		}
-	}
-	for _, off := range w.extraSlots {
-		w.byOff[off-w.base] = 0
-	}
-	w.extraSlots = w.extraSlots[:0]
 }
 
 // resolve maps a DW_AT_type offset to a table id (0 for void, absent or
@@ -600,8 +560,7 @@ func (w *Walker) finish(t *TypeTable) error {
 	for pos, ri := range w.tabOrd {
 		w.tableOf[ri] = TypeID(pos + 1)
 	}
-	w.index(t.Unit)
-	defer w.unindex()
+	w.byOff.seal()
 
 	// Decl tags: raw index -> table id; then keep pahole's order (by target
 	// table id, then DIE order).

@@ -90,7 +90,7 @@ func (w *Walker) addFunc(e *dwarf.Entry) {
 		}
 	}
 	w.funcs = append(w.funcs, f)
-	w.funcOffs = append(w.funcOffs, e.Offset)
+	w.byOff.record(e.Offset, slotFunc+int32(len(w.funcs)))
 	if e.Children {
 		w.push(frame{kind: frameFunc, raw: idx})
 		return
@@ -142,6 +142,7 @@ func (w *Walker) addFuncParam(e *dwarf.Entry, owner int32) {
 		}
 	}
 	w.fparams = append(w.fparams, p)
+	w.byOff.record(p.off, slotParam+int32(len(w.fparams)))
 	if e.Children {
 		w.push(frame{kind: frameParam, raw: owner, memberIdx: p.idx})
 	}
@@ -163,13 +164,6 @@ func (w *Walker) funcAnnot(e *dwarf.Entry, owner int32, component int32) {
 // finishFuncs builds t.Funcs in functions_table order and derives pahole's
 // per-function facts. It runs after the types are numbered.
 func (w *Walker) finishFuncs(t *TypeTable) {
-	for i, off := range w.funcOffs {
-		w.setSlot(off, slotFunc+int32(i)+1)
-	}
-	for i := range w.fparams {
-		w.setSlot(w.fparams[i].off, slotParam+int32(i)+1)
-	}
-
 	// Parameters grouped per function (DIE order within a function).
 	start := w.growStart(len(w.funcs))
 	pos := uint32(0)
@@ -263,20 +257,9 @@ func (w *Walker) growStart(n int) []uint32 {
 	return w.start
 }
 
-// setSlot marks a DIE offset in byOff; unindex clears it again.
-func (w *Walker) setSlot(off uint64, v int32) {
-	if rel := off - w.base; off >= w.base && rel < uint64(len(w.byOff)) {
-		w.byOff[rel] = v
-		w.extraSlots = append(w.extraSlots, off)
-	}
-}
-
 // funcAt returns the raw index of the subprogram at off, or -1.
 func (w *Walker) funcAt(off uint64) int {
-	if off == 0 || off < w.base || off-w.base >= uint64(len(w.byOff)) {
-		return -1
-	}
-	v := w.byOff[off-w.base]
+	v := w.byOff.get(off)
 	if v > slotFunc && v <= slotVar {
 		return int(v - slotFunc - 1)
 	}
@@ -285,10 +268,7 @@ func (w *Walker) funcAt(off uint64) int {
 
 // paramAt returns the FuncParams slot of the parameter DIE at off, or -1.
 func (w *Walker) paramAt(off uint64) int {
-	if off == 0 || off < w.base || off-w.base >= uint64(len(w.byOff)) {
-		return -1
-	}
-	v := w.byOff[off-w.base]
+	v := w.byOff.get(off)
 	if v > slotParam {
 		return int(w.paramSlot[v-slotParam-1])
 	}

@@ -73,7 +73,7 @@ func (w *Walker) addVar(e *dwarf.Entry, u *dwarf.Unit) {
 		}
 	}
 	w.vars = append(w.vars, v)
-	w.varOffs = append(w.varOffs, e.Offset)
+	w.byOff.record(e.Offset, slotVar+int32(len(w.vars)))
 	if !e.Children {
 		return
 	}
@@ -132,9 +132,6 @@ func (w *Walker) staticAddr(expr []byte, u *dwarf.Unit) (uint64, bool) {
 
 // finishVars resolves the variables' specifications and types.
 func (w *Walker) finishVars(t *TypeTable) {
-	for i, off := range w.varOffs {
-		w.setSlot(off, slotVar+int32(i)+1)
-	}
 	t.Vars = t.Vars[:0]
 	t.VarAnnots = append(t.VarAnnots[:0], w.vannots...)
 	for i := range w.vars {
@@ -155,10 +152,7 @@ func (w *Walker) finishVars(t *TypeTable) {
 
 // varAt returns the raw index of the variable DIE at off, or -1.
 func (w *Walker) varAt(off uint64) int {
-	if off == 0 || off < w.base || off-w.base >= uint64(len(w.byOff)) {
-		return -1
-	}
-	v := w.byOff[off-w.base]
+	v := w.byOff.get(off)
 	if v > slotVar && v <= slotParam {
 		return int(v - slotVar - 1)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/pprof"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,6 +20,8 @@ type encodeFlags struct {
 	summary string
 	verbose bool
 	cpuProf string
+	memProf string
+	trace   string
 	base    string
 	elf     bool
 }
@@ -44,6 +45,8 @@ functions that go in decided by policies (the default ones reproduce pahole).`,
 	f.StringVar(&fl.summary, "summary", "text", "summary on stderr: text, json or none")
 	f.BoolVarP(&fl.verbose, "verbose", "v", false, "print pahole-style lines for skipped functions on stdout")
 	f.StringVar(&fl.cpuProf, "cpuprofile", "", "write a Go CPU profile to this file")
+	f.StringVar(&fl.memProf, "memprofile", "", "write a Go heap profile (every allocation of the run) to this file")
+	f.StringVar(&fl.trace, "trace", "", "write a Go execution trace to this file (go tool trace)")
 	f.BoolVar(&fl.elf, "elf", false, "write an ELF file: a copy of INPUT at -o (or INPUT itself if -o names it) with .BTF (and .BTF.base with distilled_base) added")
 	f.StringVar(&fl.base, "btf_base", "", "encode split BTF on this base (raw BTF, or an ELF file with .BTF such as vmlinux)")
 	return cmd
@@ -69,17 +72,11 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	if output == "" {
 		return fmt.Errorf("no output: give -o OUT.btf (or output.btf in the rules file)")
 	}
-	if fl.cpuProf != "" {
-		pf, err := os.Create(fl.cpuProf)
-		if err != nil {
-			return err
-		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfiles, err := startProfiles(fl.cpuProf, fl.memProf, fl.trace)
+	if err != nil {
+		return err
 	}
+	defer stopProfiles()
 	start := time.Now()
 	opts := encode.Options{Features: st.features, Jobs: fl.jobs, Policy: st.engine, Detail: report != ""}
 	opts.BasePath = fl.base // loaded beside the input's opening
