@@ -1,6 +1,8 @@
 package loader
 
 import (
+	"cmp"
+	"encoding/binary"
 	"slices"
 	"sort"
 	"strings"
@@ -40,6 +42,9 @@ type ElfFuncs struct {
 	// Regions are the text regions the linker marked, by start address.
 	Regions    []TextRegion
 	regionsEnd uint64 // the largest End
+	// byName maps a name to its index in Funcs; nil in a table built by
+	// hand, which Find then searches.
+	byName map[string]int32
 }
 
 // TextRegion is a range of code a linker script marks with a pair of
@@ -56,9 +61,14 @@ type TextRegion struct {
 // CollectElfFuncs groups the STT_FUNC symbols of syms by base name,
 // dropping .cold and .part symbols.
 func CollectElfFuncs(syms []elffile.Symbol) *ElfFuncs {
+	// The function symbols as the first 8 bytes of the base name (big
+	// endian, so that they order as the name does), the symbol index and
+	// the base name's length: 16 bytes without pointers, which sort
+	// without reading the names most of the time (entries with their
+	// strings and ElfSym took 70 ms on the kernel's 150,000 symbols).
 	type entry struct {
-		base string
-		sym  ElfSym
+		prefix       uint64
+		sym, baseLen int32
 	}
 	var all []entry
 	var marks regionMarks
@@ -70,30 +80,50 @@ func CollectElfFuncs(syms []elffile.Symbol) *ElfFuncs {
 		if s.Type() != elffile.STT_FUNC || s.Name == "" {
 			continue
 		}
-		base := s.Name
+		baseLen := len(s.Name)
 		if dot := strings.IndexByte(s.Name, '.'); dot >= 0 {
 			suffix := s.Name[dot:]
 			if strings.Contains(suffix, ".cold") || strings.Contains(suffix, ".part") {
 				continue
 			}
-			base = s.Name[:dot]
+			baseLen = dot
 		}
-		all = append(all, entry{base, ElfSym{Name: s.Name, Value: s.Value, Size: s.Size, Section: s.Section, Bind: s.Bind()}})
+		all = append(all, entry{namePrefix(s.Name[:baseLen]), int32(i), int32(baseLen)})
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].base < all[j].base })
+	base := func(e entry) string { return syms[e.sym].Name[:e.baseLen] }
+	// By base name, then symbol table order (pahole's sort is stable).
+	slices.SortFunc(all, func(a, b entry) int {
+		if a.prefix != b.prefix {
+			return cmp.Compare(a.prefix, b.prefix)
+		}
+		if c := strings.Compare(base(a), base(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.sym, b.sym)
+	})
 	t := &ElfFuncs{Any: len(all) > 0, Regions: marks.regions()}
 	for _, r := range t.Regions {
 		t.regionsEnd = max(t.regionsEnd, r.End)
 	}
+	grouped := make([]ElfSym, len(all)) // the Syms of every name, in one array
+	for i, e := range all {
+		s := &syms[e.sym]
+		grouped[i] = ElfSym{Name: s.Name, Value: s.Value, Size: s.Size, Section: s.Section, Bind: s.Bind()}
+	}
+	names := 0
+	for i := range all {
+		if i == 0 || base(all[i]) != base(all[i-1]) {
+			names++
+		}
+	}
+	t.Funcs = make([]ElfFunc, 0, names)
 	for i := 0; i < len(all); {
+		name := base(all[i])
 		j := i + 1
-		for j < len(all) && all[j].base == all[i].base {
+		for j < len(all) && base(all[j]) == name {
 			j++
 		}
-		f := ElfFunc{Name: all[i].base, Syms: make([]ElfSym, 0, j-i)}
-		for k := i; k < j; k++ {
-			f.Syms = append(f.Syms, all[k].sym)
-		}
+		f := ElfFunc{Name: name, Syms: grouped[i:j:j]}
 		// pahole computes the flag while moving on to the next name, so the
 		// last name never gets it (spec §2.9 b).
 		if j < len(all) {
@@ -102,7 +132,19 @@ func CollectElfFuncs(syms []elffile.Symbol) *ElfFuncs {
 		t.Funcs = append(t.Funcs, f)
 		i = j
 	}
+	t.byName = make(map[string]int32, len(t.Funcs))
+	for i := range t.Funcs {
+		t.byName[t.Funcs[i].Name] = int32(i)
+	}
 	return t
+}
+
+// namePrefix is the first 8 bytes of name as a big-endian number, zero
+// padded: names with different prefixes order as their prefixes do.
+func namePrefix(name string) uint64 {
+	var b [8]byte
+	copy(b[:], name)
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // ambiguous is pahole's elf_function__has_ambiguous_address, including its
@@ -123,6 +165,12 @@ func ambiguous(syms []ElfSym) bool {
 
 // Find returns the index of base name name, or -1.
 func (t *ElfFuncs) Find(name string) int {
+	if t.byName != nil {
+		if i, ok := t.byName[name]; ok {
+			return int(i)
+		}
+		return -1
+	}
 	i := sort.Search(len(t.Funcs), func(i int) bool { return t.Funcs[i].Name >= name })
 	if i < len(t.Funcs) && t.Funcs[i].Name == name {
 		return i
