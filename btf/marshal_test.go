@@ -56,3 +56,19 @@ func BenchmarkMarshalReference(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBuildIndexReference indexes the strings of pahole's kernel BTF,
+// as the base of a module's encode is indexed.
+func BenchmarkBuildIndexReference(b *testing.B) {
+	data := readReference(b, "amd64.default.btf")
+	ty, err := Parse(data, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s := *ty.Strings
+		s.indexed = false
+		s.BuildIndex()
+	}
+}
