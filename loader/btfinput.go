@@ -3,6 +3,7 @@ package loader
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/btfgate/btfgate/loader/elffile"
@@ -13,26 +14,40 @@ import (
 // file. The bytes are a copy that outlives any mapping. Every error names
 // path once.
 func ReadBTF(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err // an *fs.PathError, which names path
 	}
-	if len(data) >= 2 && (bytes.HasPrefix(data, []byte{0x9f, 0xeb}) || bytes.HasPrefix(data, []byte{0xeb, 0x9f})) {
-		return data, nil
+	var magic [2]byte
+	_, rerr := io.ReadFull(fh, magic[:])
+	fh.Close()
+	if rerr == nil && (magic == [2]byte{0x9f, 0xeb} || magic == [2]byte{0xeb, 0x9f}) {
+		return os.ReadFile(path)
 	}
-	// The ELF image gets no path: its errors would name it, and so do the
-	// ones below, which would make it twice.
-	f, err := elffile.NewFile("", data)
+	// An ELF file (vmlinux: 300 MB) is mapped, and only .BTF is copied.
+	f, err := elffile.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: neither raw BTF (no 0xeb9f magic) nor ELF: %w", path, err)
+		return nil, fmt.Errorf("%s: neither raw BTF (no 0xeb9f magic) nor ELF: %w", path, unnamed(err))
 	}
+	defer f.Close()
 	sec := f.Section(".BTF")
 	if sec == nil {
 		return nil, fmt.Errorf("%s: ELF file without a .BTF section", path)
 	}
 	b, err := f.SectionData(sec)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, unnamed(err))
 	}
 	return bytes.Clone(b), nil
+}
+
+// unnamed returns err without the file name an *elffile.FormatError
+// carries, for callers that put the name first themselves.
+func unnamed(err error) error {
+	if fe, ok := err.(*elffile.FormatError); ok && fe.File != "" {
+		c := *fe
+		c.File = ""
+		return &c
+	}
+	return err
 }
