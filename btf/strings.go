@@ -161,11 +161,15 @@ func (s *Strings) forEach(fn func(off uint32, str string)) {
 // Add or Find (the first occurrence of a string wins). Lookups only read an
 // indexed table, so several goroutines may Find in it (a base shared by
 // encodes) once it is indexed. A table built by Add is always indexed.
-func (s *Strings) BuildIndex() {
+func (s *Strings) BuildIndex() { s.buildIndex(false) }
+
+// buildIndex is BuildIndex, with stableHash if stable is set.
+func (s *Strings) buildIndex(stable bool) {
 	if s.indexed {
 		return
 	}
 	s.index = newStrIndexFor(bytes.Count(s.data, []byte{0}))
+	s.index.stable = stable
 	s.forEach(func(off uint32, str string) {
 		h := s.index.hash(str)
 		if slot, _, ok := s.index.find(h, str, s); !ok {
@@ -180,9 +184,10 @@ func (s *Strings) BuildIndex() {
 // the first slot to probe) and 1 + its offset (0: the slot is free). Strings
 // are compared in the table's bytes, so the index holds no string headers.
 type strIndex struct {
-	seed  maphash.Seed
-	slots []uint64
-	n     int
+	seed   maphash.Seed
+	stable bool // hashes with stableHash, not maphash (an index stored on disk)
+	slots  []uint64
+	n      int
 }
 
 func newStrIndex() strIndex { return newStrIndexFor(0) }
@@ -196,7 +201,12 @@ func newStrIndexFor(n int) strIndex {
 	return strIndex{seed: maphash.MakeSeed(), slots: make([]uint64, slots)}
 }
 
-func (x *strIndex) hash(str string) uint64 { return maphash.String(x.seed, str) }
+func (x *strIndex) hash(str string) uint64 {
+	if x.stable {
+		return stableHash(str)
+	}
+	return maphash.String(x.seed, str)
+}
 
 // find looks str (of hash h) up in s's own strings: it returns its offset if
 // present, else the free slot where it belongs.

@@ -1,0 +1,121 @@
+package btf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"testing"
+)
+
+// smallBase is raw BTF of a few types, little endian.
+func smallBase(t *testing.T) []byte {
+	t.Helper()
+	ty := NewTypes(NewStrings())
+	s := ty.Strings.Add
+	i := ty.AddInt(s("int"), 4, IntSigned, 0, 32)
+	p := ty.AddRef(KindPtr, 0, i)
+	ty.AddStruct(false, s("pair"), 16, []Member{{Name: s("a"), Type: i}, {Name: s("next"), Type: p, BitOffset: 64}})
+	ty.AddRef(KindTypedef, s("pair_t"), i)
+	raw, err := ty.Marshal(binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// checkPreparedRoundTrip: the loaded types marshal to raw again, and every
+// string of raw is found at the offset the parsed table finds it.
+func checkPreparedRoundTrip(t *testing.T, raw []byte) {
+	t.Helper()
+	parsed, err := ParseBase(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := MarshalPrepared(parsed, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := LoadPrepared(data, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := loaded.Marshal(binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, raw) {
+		t.Errorf("loaded types marshal to %d bytes that differ from the %d prepared", len(out), len(raw))
+	}
+	if loaded.Len() != parsed.Len() || loaded.Strings.Size() != parsed.Strings.Size() {
+		t.Errorf("loaded %d types, %d string bytes; parsed %d, %d", loaded.Len(), loaded.Strings.Size(), parsed.Len(), parsed.Strings.Size())
+	}
+	n := 0
+	parsed.Strings.forEach(func(off uint32, str string) {
+		want, _ := parsed.Strings.Find(str)
+		got, ok := loaded.Strings.Find(str)
+		if !ok || got != want {
+			if n++; n <= 5 {
+				t.Errorf("Find(%q) = %d, %v; parsed table: %d", str, got, ok, want)
+			}
+		}
+	})
+	if _, ok := loaded.Strings.Find("no such string in any BTF"); ok {
+		t.Error("Find of an absent string succeeded")
+	}
+	// A split table on the loaded base finds base strings there.
+	split := NewSplitTypes(loaded)
+	if off := split.Strings.Add("int"); int(off) >= loaded.Strings.Size() {
+		t.Errorf("split Add(int) = %d, a new string instead of the base's", off)
+	}
+}
+
+func TestPreparedRoundTrip(t *testing.T) { checkPreparedRoundTrip(t, smallBase(t)) }
+
+// TestPreparedRoundTripReference: the same on pahole's kernel BTF.
+func TestPreparedRoundTripReference(t *testing.T) {
+	checkPreparedRoundTrip(t, readReference(t, "amd64.default.btf"))
+}
+
+// TestPreparedRejects: a prepared base is refused, with an error and no
+// panic, for other BTF, when truncated, when a byte of its offsets or
+// index changes, and when misaligned.
+func TestPreparedRejects(t *testing.T) {
+	raw := smallBase(t)
+	parsed, err := ParseBase(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := MarshalPrepared(parsed, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := bytes.Clone(raw)
+	other[len(other)-2] ^= 1 // a byte of the last string
+	if _, err := LoadPrepared(data, other); err == nil || !strings.Contains(err.Error(), "other BTF") {
+		t.Errorf("other BTF: %v", err)
+	}
+	for n := range len(data) {
+		if _, err := LoadPrepared(data[:n:n], raw); err == nil {
+			t.Fatalf("truncated to %d of %d bytes: loaded", n, len(data))
+		}
+	}
+	for at := align8(preparedHeader + len(raw)); at < len(data); at++ { // offsets and index
+		bad := bytes.Clone(data)
+		bad[at] ^= 0x40
+		if _, err := LoadPrepared(bad, raw); err == nil {
+			t.Fatalf("byte %d of %d changed: loaded", at, len(data))
+		}
+	}
+	for at := 8; at < 96; at++ { // the header fields
+		bad := bytes.Clone(data)
+		bad[at] ^= 0x10
+		if _, err := LoadPrepared(bad, raw); err == nil && at < 88 {
+			t.Errorf("header byte %d changed: loaded", at)
+		}
+	}
+	buf := make([]byte, len(data)+4)
+	copy(buf[4:], data)
+	if _, err := LoadPrepared(buf[4:], raw); err == nil {
+		t.Error("misaligned data loaded")
+	}
+}
