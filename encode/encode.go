@@ -38,6 +38,9 @@ type Options struct {
 	// BasePath, when Base is nil, names the base BTF (raw, or an ELF with a
 	// .BTF section) to load, beside the opening of the input.
 	BasePath string
+	// BaseCache, if set, keeps BasePath's base prepared for the next
+	// encodes on it (see BaseCache).
+	BaseCache *BaseCache
 	// LangExclude skips compile units whose DW_AT_language is one of these
 	// (pahole's --lang_exclude names, e.g. "rust").
 	LangExclude []string
@@ -70,6 +73,8 @@ type Result struct {
 	AnnotationsDropped string
 	// Warnings are things the encode did not do as asked, for people.
 	Warnings []string
+	// BaseCached says the base came prepared from Options.BaseCache.
+	BaseCached bool
 }
 
 // Phase is the wall time of one step.
@@ -95,6 +100,10 @@ func Encode(path string, opts Options) (*Result, error) {
 			in.Close()
 		}
 		return nil, err
+	}
+	res.BaseCached = base.how.hit
+	if base.how.writeErr != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("base cache %s not written: %v", opts.BaseCache.Dir(), base.how.writeErr))
 	}
 	defer in.Close()
 	res.ByteOrder = in.ELF.ByteOrder
@@ -347,6 +356,7 @@ func reservation(in *loader.Input) (words, types int) { return in.InfoSize / 4, 
 // baseLoad is a base BTF being loaded on a goroutine of its own.
 type baseLoad struct {
 	types *btf.Types
+	how   baseLoaded
 	err   error
 	done  chan struct{}
 }
@@ -362,6 +372,10 @@ func loadBaseBeside(opts Options) *baseLoad {
 	}
 	go func() {
 		defer close(b.done)
+		if opts.BaseCache != nil {
+			b.types, b.how, b.err = opts.BaseCache.load(opts.BasePath)
+			return
+		}
 		if b.types, b.err = LoadBase(opts.BasePath); b.err == nil {
 			b.types.Strings.BuildIndex() // the splicer's first lookup would
 		}

@@ -3,8 +3,6 @@ package loader
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/btfgate/btfgate/loader/elffile"
 )
@@ -14,31 +12,59 @@ import (
 // file. The bytes are a copy that outlives any mapping. Every error names
 // path once.
 func ReadBTF(path string) ([]byte, error) {
-	fh, err := os.Open(path)
+	m, err := MapBTF(path)
 	if err != nil {
-		return nil, err // an *fs.PathError, which names path
+		return nil, err
 	}
-	var magic [2]byte
-	_, rerr := io.ReadFull(fh, magic[:])
-	fh.Close()
-	if rerr == nil && (magic == [2]byte{0x9f, 0xeb} || magic == [2]byte{0xeb, 0x9f}) {
-		return os.ReadFile(path)
-	}
-	// An ELF file (vmlinux: 300 MB) is mapped, and only .BTF is copied.
-	f, err := elffile.Open(path)
+	defer m.Close()
+	return bytes.Clone(m.Data), nil
+}
+
+// MappedBTF is the raw BTF of a file, mapped (see MapBTF).
+type MappedBTF struct {
+	Data    []byte // valid until Close
+	mapping []byte
+}
+
+// Close releases the mapping.
+func (m *MappedBTF) Close() error { return elffile.Unmap(m.mapping) }
+
+// MapBTF is ReadBTF without the copy: the file is mapped, and Data is the
+// mapped file or its .BTF section (a copy when the section is compressed).
+// An ELF file such as vmlinux (300 MB) is mapped, not read.
+func MapBTF(path string) (*MappedBTF, error) {
+	data, err := elffile.MapFile(path)
 	if err != nil {
+		return nil, unnamedAfter(path, err)
+	}
+	m := &MappedBTF{Data: data, mapping: data}
+	if len(data) >= 2 && (bytes.HasPrefix(data, []byte{0x9f, 0xeb}) || bytes.HasPrefix(data, []byte{0xeb, 0x9f})) {
+		return m, nil
+	}
+	f, err := elffile.NewFile(path, data)
+	if err != nil {
+		m.Close()
 		return nil, fmt.Errorf("%s: neither raw BTF (no 0xeb9f magic) nor ELF: %w", path, unnamed(err))
 	}
-	defer f.Close()
 	sec := f.Section(".BTF")
 	if sec == nil {
+		m.Close()
 		return nil, fmt.Errorf("%s: ELF file without a .BTF section", path)
 	}
-	b, err := f.SectionData(sec)
-	if err != nil {
+	if m.Data, err = f.SectionData(sec); err != nil {
+		m.Close()
 		return nil, fmt.Errorf("%s: %w", path, unnamed(err))
 	}
-	return bytes.Clone(b), nil
+	return m, nil
+}
+
+// unnamedAfter puts path first in an error of MapFile: an *fs.PathError
+// names it already.
+func unnamedAfter(path string, err error) error {
+	if fe, ok := err.(*elffile.FormatError); ok {
+		return fmt.Errorf("%s: %w", path, unnamed(fe))
+	}
+	return err
 }
 
 // unnamed returns err without the file name an *elffile.FormatError

@@ -23,6 +23,7 @@ type encodeFlags struct {
 	memProf string
 	trace   string
 	base    string
+	cache   string
 	elf     bool
 }
 
@@ -49,6 +50,7 @@ functions that go in decided by policies (the default ones reproduce pahole).`,
 	f.StringVar(&fl.trace, "trace", "", "write a Go execution trace to this file (go tool trace)")
 	f.BoolVar(&fl.elf, "elf", false, "write an ELF file: a copy of INPUT at -o (or INPUT itself if -o names it) with .BTF (and .BTF.base with distilled_base) added")
 	f.StringVar(&fl.base, "btf_base", "", "encode split BTF on this base (raw BTF, or an ELF file with .BTF such as vmlinux)")
+	f.StringVar(&fl.cache, "base-cache", "", "directory where --btf_base bases are kept prepared for the next encodes (default $"+baseCacheEnv+", else ~/.cache/btfgate/base; off: none)")
 	return cmd
 }
 
@@ -80,6 +82,9 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	start := time.Now()
 	opts := encode.Options{Features: st.features, Jobs: fl.jobs, Policy: st.engine, Detail: report != ""}
 	opts.BasePath = fl.base // loaded beside the input's opening
+	if fl.base != "" {
+		opts.BaseCache = baseCache(fl.cache)
+	}
 	setMemoryLimit(input, fl.jobs)
 	progress, stopProgress := newProgress(stderr)
 	opts.Progress = progress

@@ -191,3 +191,45 @@ func TestExplainKernelFunctions(t *testing.T) {
 		t.Log(out)
 	}
 }
+
+// TestEncodeBaseCacheFlag: --base-cache DIR stores the base there on the
+// first split encode and maps it on the second, which says so, with the
+// same bytes; --base-cache off stores nothing.
+func TestEncodeBaseCacheFlag(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.btf")
+	if _, _, err := run(t, "encode", "--summary", "none", "-o", base, "../../testdata/fixtures/types.gcc-dwarf5.so"); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(dir, "cache")
+	var outs [][]byte
+	for i, want := range []bool{false, true} {
+		out := filepath.Join(dir, "split.btf")
+		_, stderr, err := run(t, "encode", "--base-cache", cache, "--btf_base", base, "-o", out, "../../testdata/fixtures/tags.clang-dwarf5.o")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(stderr, "from the base cache"); got != want {
+			t.Errorf("encode %d: summary says cached %v, want %v:\n%s", i+1, got, want, stderr)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, data)
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Error("the second encode's bytes differ from the first's")
+	}
+	if files, _ := filepath.Glob(filepath.Join(cache, "*.btfbase")); len(files) != 1 {
+		t.Errorf("cache holds %v, want one prepared base", files)
+	}
+	off := filepath.Join(dir, "off")
+	t.Setenv(baseCacheEnv, off)
+	if _, _, err := run(t, "encode", "--base-cache", "off", "--btf_base", base, "-o", filepath.Join(dir, "x.btf"), "../../testdata/fixtures/tags.clang-dwarf5.o"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(off); !os.IsNotExist(err) {
+		t.Errorf("--base-cache off: %s exists (%v)", off, err)
+	}
+}

@@ -269,6 +269,9 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := encode.Options{Features: p.set, Jobs: p.jobs, Policy: eng, LangExclude: p.langExcl}
 	opts.BasePath = p.base // loaded beside the input's opening
+	if p.base != "" {
+		opts.BaseCache = baseCache("") // $BTFGATE_BASE_CACHE
+	}
 	setMemoryLimit(input, p.jobs)
 	res, err := encode.Encode(input, opts)
 	if err != nil {

@@ -32,8 +32,10 @@ type summary struct {
 	// time, not in the phases' times).
 	Overlapped     []phaseJSON `json:"overlapped,omitempty"`
 	DedupRestarted string      `json:"dedup_restarted,omitempty"`
-	Total          float64     `json:"total_seconds"`
-	Warnings       []string    `json:"warnings,omitempty"`
+	// BaseCached: the base BTF came prepared from the base cache.
+	BaseCached bool     `json:"base_cached,omitempty"`
+	Total      float64  `json:"total_seconds"`
+	Warnings   []string `json:"warnings,omitempty"`
 }
 
 // funcCounts counts the function groups the policies decided on.
@@ -63,7 +65,7 @@ func newSummary(input, output string, set features.Set, res *encode.Result, size
 	s := &summary{Input: input, Output: output, Features: set.Enabled(), Units: res.Units,
 		TypesBefore: res.Before, Types: res.Types.Len(), Kinds: map[string]int{}, Bytes: size, Total: total.Seconds(),
 		Functions: countDecisions(res.Decisions),
-		Variables: varCounts{BySection: map[string]int{}}, Warnings: res.Warnings}
+		Variables: varCounts{BySection: map[string]int{}}, Warnings: res.Warnings, BaseCached: res.BaseCached}
 	first := res.Types.FirstID()
 	for id := first; id < first+btf.TypeID(res.Types.Len()); id++ {
 		k := res.Types.Kind(id)
@@ -161,6 +163,9 @@ func (s *summary) writeText(w io.Writer) {
 	fmt.Fprintln(w)
 	if s.DedupRestarted != "" {
 		fmt.Fprintf(w, "  dedup: started over in libbpf's order (%s)\n", s.DedupRestarted)
+	}
+	if s.BaseCached {
+		fmt.Fprintln(w, "  base: prepared, from the base cache")
 	}
 }
 

@@ -142,3 +142,40 @@ func (f *File) Section(name string) *Section {
 var ErrClosed = errors.New("elffile: file already closed")
 
 func (f *File) errClosed() error { return fmt.Errorf("%s: %w", f.Path, ErrClosed) }
+
+// MapFile maps the whole file at path read-only (reads it where there is
+// no mmap), for callers that read raw data besides ELF files; release the
+// mapping with Unmap. An empty file gives nil.
+func MapFile(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &FormatError{File: path, Msg: "not a regular file"}
+	}
+	if st.Size() == 0 {
+		return nil, nil
+	}
+	if uint64(st.Size()) > math.MaxInt {
+		return nil, &FormatError{File: path, Msg: fmt.Sprintf("file is %d bytes, too large to map", st.Size())}
+	}
+	data, err := mapFile(fh, int(st.Size()))
+	if err != nil {
+		return nil, fmt.Errorf("elffile: mapping %s: %w", path, err)
+	}
+	return data, nil
+}
+
+// Unmap releases a mapping made by MapFile.
+func Unmap(data []byte) error {
+	if data == nil {
+		return nil
+	}
+	return unmapFile(data)
+}

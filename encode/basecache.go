@@ -1,0 +1,178 @@
+package encode
+
+import (
+	"cmp"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/loader"
+)
+
+// BaseCache keeps prepared bases (btf.MarshalPrepared) in a directory, so
+// that module encodes on the same base BTF map its type offsets and string
+// index instead of parsing and indexing it again: a kernel build encodes
+// thousands of modules on one vmlinux. A file is named by the CRC-32C and
+// length of the base's BTF and checked against that BTF whole when it is
+// loaded; one that does not load is written again. Writes go to a
+// temporary file renamed into place, so that concurrent encodes (make -j)
+// read whole files; the newest KeepFiles files are kept.
+//
+// The types loaded alias the mapped files: a BaseCache maps each file once
+// and keeps it mapped until Close.
+type BaseCache struct {
+	dir string
+
+	mu   sync.Mutex
+	maps map[string][]byte // by file name
+}
+
+// KeepFiles is how many prepared bases a BaseCache directory keeps.
+const KeepFiles = 8
+
+// NewBaseCache returns a cache in dir, which is created when first written.
+func NewBaseCache(dir string) *BaseCache {
+	return &BaseCache{dir: dir, maps: map[string][]byte{}}
+}
+
+// Dir is the cache's directory.
+func (c *BaseCache) Dir() string { return c.dir }
+
+// Close unmaps the files; types loaded from them must not be used after.
+func (c *BaseCache) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var first error
+	for name, m := range c.maps {
+		if err := unmap(m); err != nil && first == nil {
+			first = err
+		}
+		delete(c.maps, name)
+	}
+	return first
+}
+
+// baseLoaded is how a base was loaded through a cache.
+type baseLoaded struct {
+	hit      bool  // mapped from the cache
+	writeErr error // the cache could not be written (the encode goes on)
+}
+
+// load returns the base BTF at path with its strings indexed: from the
+// cache when it holds it, else parsed and then stored.
+func (c *BaseCache) load(path string) (*btf.Types, baseLoaded, error) {
+	var how baseLoaded
+	m, err := loader.MapBTF(path) // read only to check or prepare it
+	if err != nil {
+		return nil, how, fmt.Errorf("base BTF: %w", err)
+	}
+	defer m.Close()
+	raw := m.Data
+	if !btf.CanPrepare(raw) {
+		t, err := btf.Parse(raw, nil)
+		if err != nil {
+			return nil, how, fmt.Errorf("base BTF: %s: %w", path, err)
+		}
+		t.Strings.BuildIndex()
+		return t, how, nil
+	}
+	name := fmt.Sprintf("%08x-%d.btfbase", crc32.Checksum(raw, crc32.MakeTable(crc32.Castagnoli)), len(raw))
+	if t := c.mapped(name, raw); t != nil {
+		how.hit = true
+		return t, how, nil
+	}
+	t, err := btf.ParseBase(raw)
+	if err != nil {
+		return nil, how, fmt.Errorf("base BTF: %s: %w", path, err)
+	}
+	how.writeErr = c.store(name, t, raw)
+	return t, how, nil
+}
+
+// mapped returns the base prepared in file name if it loads for raw.
+func (c *BaseCache) mapped(name string, raw []byte) *btf.Types {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	data, ok := c.maps[name]
+	if !ok {
+		f, err := os.Open(filepath.Join(c.dir, name))
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil || st.Size() == 0 || int64(int(st.Size())) != st.Size() {
+			return nil
+		}
+		if data, err = mapReadOnly(f, int(st.Size())); err != nil {
+			return nil
+		}
+		c.maps[name] = data
+	}
+	t, err := btf.LoadPrepared(data, raw)
+	if err != nil { // another base with the same sum, or a damaged file
+		delete(c.maps, name)
+		unmap(data)
+		return nil
+	}
+	return t
+}
+
+// store writes t prepared as file name, then removes all but the newest
+// KeepFiles prepared bases.
+func (c *BaseCache) store(name string, t *btf.Types, raw []byte) error {
+	data, err := btf.MarshalPrepared(t, raw)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(c.dir, name+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), filepath.Join(c.dir, name))
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return werr
+	}
+	c.evict()
+	return nil
+}
+
+// evict removes all but the newest KeepFiles prepared bases.
+func (c *BaseCache) evict() {
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	type file struct {
+		name string
+		mod  int64
+	}
+	var files []file
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".btfbase") {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			files = append(files, file{e.Name(), info.ModTime().UnixNano()})
+		}
+	}
+	slices.SortFunc(files, func(a, b file) int { return cmp.Compare(b.mod, a.mod) })
+	for _, f := range files[min(KeepFiles, len(files)):] {
+		os.Remove(filepath.Join(c.dir, f.name))
+	}
+}
