@@ -146,16 +146,23 @@ else
   trap 'rm -rf "$work"' EXIT
 fi
 mkdir -p "$work/times" "$work/out" "$work/logs" "$work/traces"
+# Prepared bases (encode.BaseCache) go to a cache of this run's own: the
+# first btfgate run on ext4.ko stores the base, the others map it, as the
+# modules of a kernel build after the first do. The "--base-cache=off" row
+# is the encode without it.
+export BTFGATE_BASE_CACHE=$work/basecache
 
 btfgate=$work/btfgate
 summary=0
 base_ok=0
+cache_ok=0
 if [ "$pahole_only" = 0 ]; then
   echo "bench: building btfgate" >&2
   (cd "$repo" && go build -o "$btfgate" ./cmd/btfgate) || die "go build ./cmd/btfgate failed"
   help=$("$btfgate" encode --help 2>&1) || die "btfgate encode --help failed: $help"
   case $help in *--summary*json*) summary=1 ;; esac
   case $help in *--btf_base*) base_ok=1 ;; esac
+  case $help in *--base-cache*) cache_ok=1 ;; esac
 fi
 
 # Rows: "label|target|tool|jobs|command words" (words are split on spaces,
@@ -190,6 +197,9 @@ if [ "$modules" = 1 ]; then
   if [ "$pahole_only" = 0 ] && [ "$base_ok" = 1 ]; then
     rows+=("$(bg_row 2 ext4.ko "$module" --btf_base "$base_btf")")
     once+=("$(bg_row 8 ext4.ko "$module" --btf_base "$base_btf")")
+    if [ "$cache_ok" = 1 ]; then
+      rows+=("btfgate -j2 --base-cache=off ext4.ko|ext4.ko|btfgate|2|$btfgate encode --features=default -j2 $sum_flag --base-cache=off --btf_base $base_btf -o $work/out/btfgate-ext4.ko-nocache.btf $module")
+    fi
   fi
 fi
 
@@ -282,10 +292,15 @@ if [ "$pahole_only" = 0 ]; then
       f=$work/out/btfgate-$target-j$j.btf
       [ -s "$f" ] && files+=("$f")
     done
+    also=
+    if [ -s "$work/out/btfgate-$target-nocache.btf" ]; then
+      files+=("$work/out/btfgate-$target-nocache.btf")
+      also=" (and the --base-cache=off run's)"
+    fi
     [ ${#files[@]} -ge 2 ] || continue
     same=true
     for f in "${files[@]:1}"; do cmp -s "${files[0]}" "$f" || same=false; done
-    echo "bench: $target: -j1, -j2, -j8 outputs byte-identical: $same" >&2
+    echo "bench: $target: -j1, -j2, -j8 outputs$also byte-identical: $same" >&2
     det_json+=("{\"target\": \"$target\", \"jobs\": [1, 2, 8], \"identical\": $same}")
   done
 fi
