@@ -373,12 +373,19 @@ func newDeduper(t *Types) (*deduper, error) {
 	}
 	d.canon[0], d.hypot[0] = 0, unprocessedID // void is canonical
 	d.offs[n] = d.baseLen + uint32(len(d.words))
-	// Room for the base (prep adds it all) and a part of the own types (1 in
-	// 37 of the kernel's end up canonical; the table grows if need be).
-	d.table = newCandTable(int(d.start) + t.Len()/64)
+	if d.baseSnapshot() == nil { // else prep decodes the base's tables
+		d.newTables()
+	}
+	return d, nil
+}
+
+// newTables makes the candidate table, with room for the base (prep adds
+// it all) and a part of the own types (1 in 37 of the kernel's end up
+// canonical; the table grows if need be), and the enum indexes.
+func (d *deduper) newTables() {
+	d.table = newCandTable(int(d.start) + d.src.Len()/64)
 	d.enumByContent = make(map[uint64][]int32)
 	d.enumDecls = make(map[uint64][]int32)
-	return d, nil
 }
 
 // initTypes checks the types of b (own types of t or of one of its bases),
@@ -573,6 +580,12 @@ func (d *deduper) fail(err error) {
 
 // prep makes the base's types canonical and indexes them (btf_dedup_prep).
 func (d *deduper) prep() error {
+	if s := d.baseSnapshot(); s != nil {
+		if d.prepFromSnapshot(s) {
+			return nil
+		}
+		d.newTables()
+	}
 	if d.piped { // the struct pass's table (see splitTables)
 		d.structTab = newCandTable(int(d.start) / 8)
 	}

@@ -14,11 +14,13 @@ import (
 // the strings, stored beside a copy of the raw bytes so that the next
 // encode on the same base maps them instead of computing them (about 25 ms
 // of a module's encode). The words and strings of the loaded types alias
-// the stored copy; the index is hashed with stableHash.
+// the stored copy; the index is hashed with stableHash. The dedup's prep
+// of the base (dedupSnapshot) is stored too.
 //
 // Layout (little endian; only little-endian hosts and BTF use it): a
 // 96-byte header, the raw BTF, then 8-byte aligned the type offsets
-// (uint32 each) and the index slots (uint64 each).
+// (uint32 each), the index slots (uint64 each) and the dedup snapshot
+// (appendSnapshot) to the end.
 //
 //	 0 magic "BTFGPRE\x01"   48 string section start in the raw BTF
 //	 8 format version       56 string section length
@@ -28,7 +30,7 @@ import (
 //	40 type words           88 CRC-32C of bytes 0-87, offsets and slots
 const (
 	preparedMagic   = "BTFGPRE\x01"
-	preparedVersion = 1
+	preparedVersion = 2
 	preparedHeader  = 96
 )
 
@@ -69,6 +71,10 @@ func MarshalPrepared(t *Types, raw []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	snap, err := prepareDedup(t)
+	if err != nil {
+		return nil, err
+	}
 	offsAt := align8(preparedHeader + len(raw))
 	slotsAt := align8(offsAt + 4*len(t.offs))
 	out := make([]byte, slotsAt+8*len(s.index.slots))
@@ -89,6 +95,7 @@ func MarshalPrepared(t *Types, raw []byte) ([]byte, error) {
 	for i, e := range s.index.slots {
 		le.PutUint64(out[slotsAt+8*i:], e)
 	}
+	out = appendSnapshot(out, snap)
 	le.PutUint32(out[88:], preparedSum(out, offsAt))
 	return out, nil
 }
@@ -138,8 +145,8 @@ func LoadPrepared(data, raw []byte) (*Types, error) {
 		return nil, bad("bad counts")
 	}
 	slotsAt := uint64(align8(int(offsAt + 4*nTypes)))
-	if uint64(len(data)) != slotsAt+8*nSlots {
-		return nil, bad("%d bytes, want %d", len(data), slotsAt+8*nSlots)
+	if uint64(len(data)) < slotsAt+8*nSlots {
+		return nil, bad("%d bytes, want at least %d", len(data), slotsAt+8*nSlots)
 	}
 	if preparedSum(data, int(offsAt)) != le.Uint32(data[88:]) {
 		return nil, bad("checksum mismatch")
@@ -158,6 +165,9 @@ func LoadPrepared(data, raw []byte) (*Types, error) {
 			return nil, bad("type %d at word %d", i+1, o)
 		}
 	}
+	// The dedup tables are decoded, and checked, by each dedup on the base
+	// (a damaged snapshot makes it prepare the base itself).
+	t.dedupPrep = data[slotsAt+8*nSlots:]
 	t.Strings = &Strings{
 		data:    stored[strStart : strStart+strLen : strStart+strLen],
 		indexed: true,

@@ -119,3 +119,47 @@ func TestPreparedRejects(t *testing.T) {
 		t.Error("misaligned data loaded")
 	}
 }
+
+// TestSnapshotDecodeRejects: the dedup snapshot of a prepared base decodes
+// back to what prep makes, and a truncated or altered one gives an error
+// or tables whose indexes are in range, never a panic.
+func TestSnapshotDecodeRejects(t *testing.T) {
+	raw := smallBase(t)
+	base, err := ParseBase(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := prepareDedup(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := appendSnapshot(nil, snap)
+	next := uint32(base.NextID())
+	got, err := readSnapshot(enc, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(appendSnapshot(nil, got), enc) {
+		t.Error("decoded snapshot encodes differently")
+	}
+	for n := range len(enc) {
+		if _, err := readSnapshot(enc[:n], next); err == nil {
+			t.Fatalf("truncated to %d of %d bytes: decoded", n, len(enc))
+		}
+	}
+	for at := range enc {
+		bad := bytes.Clone(enc)
+		bad[at] ^= 0xff
+		s, err := readSnapshot(bad, next)
+		if err != nil {
+			continue
+		}
+		for _, tab := range []*candTable{&s.table, &s.structTab} {
+			for _, sl := range tab.slots {
+				if int(sl.head) >= len(tab.entries) || sl.id&^multiBit >= next {
+					t.Fatalf("byte %d altered: slot %+v out of range", at, sl)
+				}
+			}
+		}
+	}
+}

@@ -38,6 +38,10 @@ type Types struct {
 	// types and string offsets: Parse checked them, or a Splicer made them.
 	// The dedup does not check them again.
 	valid int
+
+	// dedupPrep, on a base loaded prepared, is the dedup's prep of it
+	// (appendSnapshot), decoded by each dedup on the base.
+	dedupPrep []byte
 }
 
 // View returns a read-only copy of t as it is now, which another goroutine

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/internal/corpus"
 )
 
 // TestBaseCache: encodes through a BaseCache give the bytes of an encode
@@ -100,5 +101,45 @@ func TestBaseCache(t *testing.T) {
 	}
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "base cache") {
 		t.Errorf("unwritable cache: warnings %q, want one about the base cache", res.Warnings)
+	}
+}
+
+// TestBaseCacheCorpusModules: each corpus module encoded on the reference
+// base mapped from a BaseCache (its dedup tables copied, not rebuilt) has
+// the bytes of the encode on the base loaded plainly, at -j1 and -j2.
+func TestBaseCacheCorpusModules(t *testing.T) {
+	basePath := corpus.ReferenceFile(t, "amd64.default.btf")
+	base, err := LoadBase(basePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewBaseCache(t.TempDir())
+	defer c.Close()
+	for _, name := range corpus.Modules() {
+		ko := corpus.Module(t, name)
+		for _, jobs := range []int{1, 2} {
+			want, err := Encode(ko, Options{Features: features.Default(), Jobs: jobs, Base: base})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Encode(ko, Options{Features: features.Default(), Jobs: jobs, BasePath: basePath, BaseCache: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantRaw, err := want.Types.Marshal(binary.LittleEndian)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotRaw, err := got.Types.Marshal(binary.LittleEndian)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first := name == corpus.Modules()[0] && jobs == 1; got.BaseCached == first {
+				t.Errorf("%s -j%d: BaseCached = %v; want false for the first encode only", name, jobs, got.BaseCached)
+			}
+			if !bytes.Equal(gotRaw, wantRaw) {
+				t.Errorf("%s -j%d: %d bytes through the cache (mapped: %v), %d without", name, jobs, len(gotRaw), got.BaseCached, len(wantRaw))
+			}
+		}
 	}
 }

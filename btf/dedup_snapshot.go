@@ -1,0 +1,201 @@
+package btf
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// dedupSnapshot is a dedup's state after prep on a base alone: the
+// candidate tables with the base's types in them and the indexes of its
+// enums. The dedup of split types on a base that carries one (a prepared
+// base, see prepared.go) copies it instead of hashing the base's types
+// again (prep, 11 ms of a module's encode on the kernel's base). The
+// tables' libbpf emulation (capacity, grows, insertion order) is part of
+// the state; their slot count is not, and does not change a result.
+type dedupSnapshot struct {
+	table, structTab candTable
+	enumByContent    map[uint64][]int32
+	enumDecls        map[uint64][]int32
+}
+
+// prepareDedup returns the snapshot of prep on base.
+func prepareDedup(base *Types) (*dedupSnapshot, error) {
+	d, err := newDeduper(NewSplitTypes(base))
+	if err != nil {
+		return nil, err
+	}
+	d.piped = true // fill the struct pass's table too
+	if err := d.prep(); err != nil {
+		return nil, err
+	}
+	return &dedupSnapshot{table: *d.table, structTab: *d.structTab,
+		enumByContent: d.enumByContent, enumDecls: d.enumDecls}, nil
+}
+
+// baseSnapshot returns the encoded snapshot (appendSnapshot) d's single
+// base carries, if any.
+func (d *deduper) baseSnapshot() []byte {
+	b := d.src.Base
+	if b == nil || b.Base != nil || b.dedupPrep == nil || d.start != uint32(b.NextID()) {
+		return nil
+	}
+	return b.dedupPrep
+}
+
+// prepFromSnapshot is prep from the base's encoded snapshot, decoded into
+// the dedup's own tables. It reports false, leaving d as it was, when the
+// snapshot does not decode.
+func (d *deduper) prepFromSnapshot(b []byte) bool {
+	s, err := readSnapshot(b, d.start)
+	if err != nil {
+		return false
+	}
+	for id := uint32(1); id < d.start; id++ {
+		d.canon[id] = id
+	}
+	d.table = &s.table
+	if d.piped {
+		d.structTab = &s.structTab
+	}
+	d.enumByContent, d.enumDecls = s.enumByContent, s.enumDecls
+	return true
+}
+
+// appendSnapshot encodes s (little endian): each table as its slot count,
+// used slots, libbpf capacity, grows, entry count, slots (key, head, id)
+// and entries (id, next, parity); then each enum index as its key count
+// and, in key order, key, count and entries.
+func appendSnapshot(b []byte, s *dedupSnapshot) []byte {
+	le := binary.LittleEndian
+	for _, t := range []*candTable{&s.table, &s.structTab} {
+		for _, v := range []int{len(t.slots), t.used, t.libbpfCap, t.grows, len(t.entries)} {
+			b = le.AppendUint64(b, uint64(v))
+		}
+		for _, sl := range t.slots {
+			b = le.AppendUint64(b, sl.key)
+			b = le.AppendUint32(b, uint32(sl.head))
+			b = le.AppendUint32(b, sl.id)
+		}
+		for _, e := range t.entries {
+			b = le.AppendUint32(b, e.id)
+			b = le.AppendUint32(b, uint32(e.next))
+			b = le.AppendUint32(b, uint32(e.parity))
+		}
+	}
+	for _, m := range []map[uint64][]int32{s.enumByContent, s.enumDecls} {
+		b = le.AppendUint64(b, uint64(len(m)))
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			b = le.AppendUint64(b, k)
+			b = le.AppendUint64(b, uint64(len(m[k])))
+			for _, e := range m[k] {
+				b = le.AppendUint32(b, uint32(e))
+			}
+		}
+	}
+	return b
+}
+
+// snapshotReader decodes what appendSnapshot wrote, checking each count
+// against the bytes left and each index against what it indexes.
+type snapshotReader struct {
+	b   []byte
+	err error
+}
+
+func (r *snapshotReader) u64() uint64 {
+	if r.err != nil || len(r.b) < 8 {
+		r.fail("truncated")
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(r.b)
+	r.b = r.b[8:]
+	return v
+}
+
+func (r *snapshotReader) u32() uint32 {
+	if r.err != nil || len(r.b) < 4 {
+		r.fail("truncated")
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(r.b)
+	r.b = r.b[4:]
+	return v
+}
+
+// count reads a count of items of size bytes each, at most what is left.
+func (r *snapshotReader) count(size int) int {
+	n := r.u64()
+	if r.err == nil && n > uint64(len(r.b)/size) {
+		r.fail(fmt.Sprintf("count %d past the end", n))
+		return 0
+	}
+	return int(n)
+}
+
+func (r *snapshotReader) fail(msg string) {
+	if r.err == nil {
+		r.err = errors.New(msg)
+	}
+}
+
+// readSnapshot decodes a snapshot of a base whose ids end before nextID.
+func readSnapshot(b []byte, nextID uint32) (*dedupSnapshot, error) {
+	r := &snapshotReader{b: b}
+	s := &dedupSnapshot{}
+	for _, t := range []*candTable{&s.table, &s.structTab} {
+		nSlots := r.count(16)
+		t.used, t.libbpfCap, t.grows = int(r.u64()), int(r.u64()), int(r.u64())
+		nEntries := r.count(12)
+		if nSlots < 2 || nSlots&(nSlots-1) != 0 || 2*t.used > nSlots || t.libbpfCap < 0 || t.grows < 0 || t.grows > 64 {
+			r.fail("bad table sizes")
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		t.slots = make([]candSlot, nSlots)
+		for i := range t.slots {
+			sl := &t.slots[i]
+			sl.key, sl.head, sl.id = r.u64(), int32(r.u32()), r.u32()
+			if sl.head < -1 || int(sl.head) >= nEntries || sl.id&^multiBit >= nextID {
+				r.fail("bad slot")
+			}
+		}
+		t.entries = make([]candEntry, nEntries, nEntries+nEntries/8+64) // room for the own types
+		for i := range t.entries {
+			e := &t.entries[i]
+			e.id, e.next = r.u32(), int32(r.u32())
+			parity := r.u32()
+			e.parity = uint8(parity)
+			if e.id >= nextID || e.next < -1 || int(e.next) >= i || parity > 1 {
+				r.fail("bad entry")
+			}
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
+	for _, m := range []*map[uint64][]int32{&s.enumByContent, &s.enumDecls} {
+		n := r.count(16)
+		*m = make(map[uint64][]int32, n)
+		for range n {
+			k := r.u64()
+			es := make([]int32, r.count(4))
+			for i := range es {
+				if es[i] = int32(r.u32()); es[i] < 0 || int(es[i]) >= len(s.table.entries) {
+					r.fail("bad enum entry")
+				}
+			}
+			(*m)[k] = es
+		}
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail(fmt.Sprintf("%d bytes left over", len(r.b)))
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return s, nil
+}
