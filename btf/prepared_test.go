@@ -23,9 +23,8 @@ func smallBase(t *testing.T) []byte {
 	return raw
 }
 
-// checkPreparedRoundTrip: the loaded types marshal to raw again, and every
-// string of raw is found at the offset the parsed table finds it.
-func checkPreparedRoundTrip(t *testing.T, raw []byte) {
+// prepare parses raw with ParseBase and returns it with its prepared form.
+func prepare(t *testing.T, raw []byte) (*Types, []byte) {
 	t.Helper()
 	parsed, err := ParseBase(raw)
 	if err != nil {
@@ -35,6 +34,14 @@ func checkPreparedRoundTrip(t *testing.T, raw []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return parsed, data
+}
+
+// checkPreparedRoundTrip: the loaded types marshal to raw again, and every
+// string of raw is found at the offset the parsed table finds it.
+func checkPreparedRoundTrip(t *testing.T, raw []byte) {
+	t.Helper()
+	parsed, data := prepare(t, raw)
 	loaded, err := LoadPrepared(data, raw)
 	if err != nil {
 		t.Fatal(err)
@@ -81,14 +88,7 @@ func TestPreparedRoundTripReference(t *testing.T) {
 // index changes, and when misaligned.
 func TestPreparedRejects(t *testing.T) {
 	raw := smallBase(t)
-	parsed, err := ParseBase(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := MarshalPrepared(parsed, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, data := prepare(t, raw)
 	other := bytes.Clone(raw)
 	other[len(other)-2] ^= 1 // a byte of the last string
 	if _, err := LoadPrepared(data, other); err == nil || !strings.Contains(err.Error(), "other BTF") {

@@ -19,12 +19,7 @@ import (
 // cannot be written is a warning, not an error.
 func TestBaseCache(t *testing.T) {
 	dir := t.TempDir()
-	baseRes := encodeFixture(t, "types.gcc-dwarf5.so", features.Default())
-	baseFile := filepath.Join(dir, "base.btf")
-	if err := os.WriteFile(baseFile, baseRes.raw(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	input := fixturePath(t, "tags.clang-dwarf5.o")
+	baseFile, input := splitFixture(t, dir)
 	encodeWith := func(c *BaseCache) (*Result, []byte) {
 		t.Helper()
 		res, err := Encode(input, Options{Features: features.Default(), Jobs: 2, BasePath: baseFile, BaseCache: c})

@@ -11,17 +11,24 @@ import (
 	"github.com/btfgate/btfgate/features"
 )
 
+// splitFixture writes a fixture's BTF to dir as a base and returns its
+// path and that of a fixture to encode on it.
+func splitFixture(t *testing.T, dir string) (baseFile, input string) {
+	t.Helper()
+	baseRes := encodeFixture(t, "types.gcc-dwarf5.so", features.Default())
+	baseFile = filepath.Join(dir, "base.btf")
+	if err := os.WriteFile(baseFile, baseRes.raw(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return baseFile, fixturePath(t, "tags.clang-dwarf5.o")
+}
+
 // TestBasePath: a base named by Options.BasePath (loaded beside the input)
 // gives the bytes of the same base passed loaded as Options.Base; a broken
 // base file is reported, naming it, before a missing input.
 func TestBasePath(t *testing.T) {
 	dir := t.TempDir()
-	baseRes := encodeFixture(t, "types.gcc-dwarf5.so", features.Default())
-	baseFile := filepath.Join(dir, "base.btf")
-	if err := os.WriteFile(baseFile, baseRes.raw(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	input := fixturePath(t, "tags.clang-dwarf5.o")
+	baseFile, input := splitFixture(t, dir)
 
 	base, err := LoadBase(baseFile)
 	if err != nil {
