@@ -52,8 +52,8 @@ func TestBaseCache(t *testing.T) {
 		if res.BaseCached != hit {
 			t.Errorf("%s: BaseCached = %v, want %v", step, res.BaseCached, hit)
 		}
-		if len(res.Warnings) != 0 {
-			t.Errorf("%s: warnings %q", step, res.Warnings)
+		if len(res.Warnings) != 0 || res.BaseCacheError != nil {
+			t.Errorf("%s: warnings %q, cache error %v", step, res.Warnings, res.BaseCacheError)
 		}
 	}
 	c := NewBaseCache(cacheDir)
@@ -94,8 +94,8 @@ func TestBaseCache(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Error("unwritable cache: output differs")
 	}
-	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "base cache") {
-		t.Errorf("unwritable cache: warnings %q, want one about the base cache", res.Warnings)
+	if res.BaseCacheError == nil || !strings.Contains(res.BaseCacheError.Error(), "base cache") {
+		t.Errorf("unwritable cache: BaseCacheError %v, want one naming the base cache", res.BaseCacheError)
 	}
 }
 

@@ -73,8 +73,11 @@ type Result struct {
 	AnnotationsDropped string
 	// Warnings are things the encode did not do as asked, for people.
 	Warnings []string
-	// BaseCached says the base came prepared from Options.BaseCache.
-	BaseCached bool
+	// BaseCached says the base came prepared from Options.BaseCache;
+	// BaseCacheError, that it could not be stored there (the encode is
+	// not affected).
+	BaseCached     bool
+	BaseCacheError error
 }
 
 // Phase is the wall time of one step.
@@ -103,7 +106,7 @@ func Encode(path string, opts Options) (*Result, error) {
 	}
 	res.BaseCached = base.how.hit
 	if base.how.writeErr != nil {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("base cache %s not written: %v", opts.BaseCache.Dir(), base.how.writeErr))
+		res.BaseCacheError = fmt.Errorf("base cache %s not written: %w", opts.BaseCache.Dir(), base.how.writeErr)
 	}
 	defer in.Close()
 	res.ByteOrder = in.ELF.ByteOrder

@@ -127,10 +127,14 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	return nil
 }
 
-// writeWarnings prints what the encode did not do as asked.
+// writeWarnings prints what the encode did not do as asked, and a base
+// cache that could not be written.
 func writeWarnings(w io.Writer, res *encode.Result) {
 	for _, m := range res.Warnings {
 		fmt.Fprintf(w, "btfgate: warning: %s\n", m)
+	}
+	if res.BaseCacheError != nil {
+		fmt.Fprintf(w, "btfgate: warning: %v\n", res.BaseCacheError)
 	}
 }
 

@@ -277,6 +277,9 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !p.verbose {
+		res.BaseCacheError = nil // a kernel build's modules would each say it
+	}
 	writeWarnings(stderr, res)
 	if p.verbose {
 		writeVerbose(stdout, res)

@@ -66,6 +66,9 @@ func newSummary(input, output string, set features.Set, res *encode.Result, size
 		TypesBefore: res.Before, Types: res.Types.Len(), Kinds: map[string]int{}, Bytes: size, Total: total.Seconds(),
 		Functions: countDecisions(res.Decisions),
 		Variables: varCounts{BySection: map[string]int{}}, Warnings: res.Warnings, BaseCached: res.BaseCached}
+	if res.BaseCacheError != nil {
+		s.Warnings = append(slices.Clip(s.Warnings), res.BaseCacheError.Error())
+	}
 	first := res.Types.FirstID()
 	for id := first; id < first+btf.TypeID(res.Types.Len()); id++ {
 		k := res.Types.Kind(id)
