@@ -182,10 +182,17 @@ func readSnapshot(b []byte, nextID uint32) (*dedupSnapshot, error) {
 		if r.err != nil {
 			return nil, r.err
 		}
+		used := 0
 		for _, sl := range t.slots {
 			if sl.head < -1 || int(sl.head) >= nEntries || sl.id&^multiBit >= nextID {
 				return nil, errors.New("bad slot")
 			}
+			if sl.head >= 0 {
+				used++
+			}
+		}
+		if used != t.used { // and so at most half the slots: probes end at a free one
+			return nil, fmt.Errorf("%d slots used, the header says %d", used, t.used)
 		}
 		for i, e := range t.entries {
 			if e.id >= nextID || e.next < -1 || int(e.next) >= i || e.parity > 1 {

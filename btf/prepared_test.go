@@ -8,7 +8,7 @@ import (
 )
 
 // smallBase is raw BTF of a few types, little endian.
-func smallBase(t *testing.T) []byte {
+func smallBase(t testing.TB) []byte {
 	t.Helper()
 	ty := NewTypes(NewStrings())
 	s := ty.Strings.Add
@@ -162,4 +162,77 @@ func TestSnapshotDecodeRejects(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzLoadPrepared feeds LoadPrepared arbitrary prepared-base files for a
+// fixed base BTF: it must return an error, or types that marshal back to
+// the base, look strings up, and carry a dedup snapshot that a dedup of
+// split types on them decodes or falls back from, without panicking.
+func FuzzLoadPrepared(f *testing.F) {
+	raw := smallBase(f)
+	parsed, err := ParseBase(raw)
+	if err != nil {
+		f.Fatal(err)
+	}
+	data, err := MarshalPrepared(parsed, raw)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add(data[:len(data)-7])
+	f.Fuzz(func(t *testing.T, in []byte) {
+		data := make([]byte, len(in)) // 8-byte aligned, as a mapping is
+		copy(data, in)
+		base, err := LoadPrepared(data, raw)
+		if err != nil {
+			return
+		}
+		out, err := base.Marshal(binary.LittleEndian)
+		if err != nil || !bytes.Equal(out, raw) {
+			t.Fatalf("loaded base marshals to %d bytes (%v), want the %d prepared", len(out), err, len(raw))
+		}
+		for _, s := range []string{"int", "pair", "next", "absent"} {
+			base.Strings.Find(s)
+		}
+		split := NewSplitTypes(base)
+		str := split.Strings.Add
+		first := split.FirstID()
+		split.AddRef(KindPtr, 0, 1)
+		split.AddStruct(false, str("pair"), 16, []Member{{Name: str("a"), Type: 1}, {Name: str("next"), Type: first, BitOffset: 64}})
+		split.AddRef(KindTypedef, str("pair_t"), 1)
+		if _, err := Dedup(split); err != nil {
+			t.Fatalf("dedup on the loaded base: %v", err)
+		}
+	})
+}
+
+// FuzzReadSnapshot feeds readSnapshot arbitrary bytes: it must return an
+// error, or tables whose lookups stay in range.
+func FuzzReadSnapshot(f *testing.F) {
+	base, err := ParseBase(smallBase(f))
+	if err != nil {
+		f.Fatal(err)
+	}
+	snap, err := prepareDedup(base)
+	if err != nil {
+		f.Fatal(err)
+	}
+	enc := appendSnapshot(nil, snap)
+	f.Add(enc)
+	next := uint32(base.NextID())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := readSnapshot(b, next)
+		if err != nil {
+			return
+		}
+		for _, tab := range []*candTable{&s.table, &s.structTab} {
+			for _, sl := range tab.slots {
+				for _, id := range tab.candidates(sl.key) {
+					if id >= next {
+						t.Fatalf("candidate %d past the base's %d types", id, next-1)
+					}
+				}
+			}
+		}
+	})
 }
