@@ -24,7 +24,7 @@ func smallBase(t testing.TB) []byte {
 }
 
 // prepare parses raw with ParseBase and returns it with its prepared form.
-func prepare(t *testing.T, raw []byte) (*Types, []byte) {
+func prepare(t testing.TB, raw []byte) (*Types, []byte) {
 	t.Helper()
 	parsed, err := ParseBase(raw)
 	if err != nil {
@@ -120,21 +120,26 @@ func TestPreparedRejects(t *testing.T) {
 	}
 }
 
+// smallSnapshot returns the encoded dedup snapshot of smallBase and the id
+// after its last type.
+func smallSnapshot(tb testing.TB) ([]byte, uint32) {
+	tb.Helper()
+	base, err := ParseBase(smallBase(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	snap, err := prepareDedup(base)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return appendSnapshot(nil, snap), uint32(base.NextID())
+}
+
 // TestSnapshotDecodeRejects: the dedup snapshot of a prepared base decodes
 // back to what prep makes, and a truncated or altered one gives an error
 // or tables whose indexes are in range, never a panic.
 func TestSnapshotDecodeRejects(t *testing.T) {
-	raw := smallBase(t)
-	base, err := ParseBase(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := prepareDedup(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc := appendSnapshot(nil, snap)
-	next := uint32(base.NextID())
+	enc, next := smallSnapshot(t)
 	got, err := readSnapshot(enc, next)
 	if err != nil {
 		t.Fatal(err)
@@ -170,14 +175,7 @@ func TestSnapshotDecodeRejects(t *testing.T) {
 // split types on them decodes or falls back from, without panicking.
 func FuzzLoadPrepared(f *testing.F) {
 	raw := smallBase(f)
-	parsed, err := ParseBase(raw)
-	if err != nil {
-		f.Fatal(err)
-	}
-	data, err := MarshalPrepared(parsed, raw)
-	if err != nil {
-		f.Fatal(err)
-	}
+	_, data := prepare(f, raw)
 	f.Add(data)
 	f.Add(data[:len(data)-7])
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -209,17 +207,8 @@ func FuzzLoadPrepared(f *testing.F) {
 // FuzzReadSnapshot feeds readSnapshot arbitrary bytes: it must return an
 // error, or tables whose lookups stay in range.
 func FuzzReadSnapshot(f *testing.F) {
-	base, err := ParseBase(smallBase(f))
-	if err != nil {
-		f.Fatal(err)
-	}
-	snap, err := prepareDedup(base)
-	if err != nil {
-		f.Fatal(err)
-	}
-	enc := appendSnapshot(nil, snap)
+	enc, next := smallSnapshot(f)
 	f.Add(enc)
-	next := uint32(base.NextID())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := readSnapshot(b, next)
 		if err != nil {
