@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/btfgate/btfgate/features"
@@ -64,6 +65,25 @@ func TestBaseCache(t *testing.T) {
 	fresh := NewBaseCache(cacheDir)
 	check("new cache, same directory", fresh, true)
 	fresh.Close()
+
+	// Encodes sharing a cache at the same time share its mapping.
+	shared := NewBaseCache(cacheDir)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Go(func() {
+			res, err := Encode(input, Options{Features: features.Default(), Jobs: 2, BasePath: baseFile, BaseCache: shared})
+			if err != nil {
+				t.Errorf("concurrent encode %d: %v", i, err)
+				return
+			}
+			got, err := res.Types.Marshal(binary.LittleEndian)
+			if err != nil || !bytes.Equal(got, want) || !res.BaseCached {
+				t.Errorf("concurrent encode %d: %d bytes (%v), cached %v; want the %d of the others, cached", i, len(got), err, res.BaseCached, len(want))
+			}
+		})
+	}
+	wg.Wait()
+	shared.Close()
 
 	for _, damage := range []string{"truncated", "flipped"} {
 		f := cacheFile()
