@@ -22,13 +22,21 @@ import (
 )
 
 // TestMain prints the summary line once all tests ran and removes the CLI
-// built for them.
+// built for them. The CLI's base cache (the --btf_base cases store their
+// bases) is a directory of the run's own, not the user's.
 func TestMain(m *testing.M) {
+	cache, err := os.MkdirTemp("", "brokentest-base-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("BTFGATE_BASE_CACHE", cache)
 	code := m.Run()
 	summary.print()
 	if cliDir != "" {
 		os.RemoveAll(cliDir)
 	}
+	os.RemoveAll(cache)
 	os.Exit(code)
 }
 
