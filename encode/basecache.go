@@ -15,8 +15,8 @@ import (
 )
 
 // BaseCache keeps prepared bases (btf.MarshalPrepared) in a directory, so
-// that module encodes on the same base BTF map its type offsets and string
-// index instead of parsing and indexing it again: a kernel build encodes
+// that module encodes on the same base BTF map its type offsets, string
+// index and dedup tables instead of computing them again: a kernel build encodes
 // thousands of modules on one vmlinux. A file is named by the CRC-32C and
 // length of the base's BTF and checked against that BTF whole when it is
 // loaded; one that does not load is written again. Writes go to a
@@ -96,28 +96,31 @@ func (c *BaseCache) load(path string) (*btf.Types, baseLoaded, error) {
 func (c *BaseCache) mapped(name string, raw []byte) *btf.Types {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	data, ok := c.maps[name]
-	if !ok {
-		f, err := os.Open(filepath.Join(c.dir, name))
-		if err != nil {
-			return nil
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil || st.Size() == 0 || int64(int(st.Size())) != st.Size() {
-			return nil
-		}
-		if data, err = mapReadOnly(f, int(st.Size())); err != nil {
-			return nil
-		}
-		c.maps[name] = data
+	if data, ok := c.maps[name]; ok {
+		// Loaded before: types from it may be in use, so it stays mapped
+		// even when it is not raw's (another base with the same sum).
+		t, _ := btf.LoadPrepared(data, raw)
+		return t
+	}
+	f, err := os.Open(filepath.Join(c.dir, name))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 || int64(int(st.Size())) != st.Size() {
+		return nil
+	}
+	data, err := mapReadOnly(f, int(st.Size()))
+	if err != nil {
+		return nil
 	}
 	t, err := btf.LoadPrepared(data, raw)
 	if err != nil { // another base with the same sum, or a damaged file
-		delete(c.maps, name)
 		unmap(data)
 		return nil
 	}
+	c.maps[name] = data
 	return t
 }
 
