@@ -12,6 +12,7 @@ import (
 
 	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/loader"
+	"github.com/btfgate/btfgate/loader/elffile"
 )
 
 // BaseCache keeps prepared bases (btf.MarshalPrepared) in a directory, so
@@ -49,7 +50,7 @@ func (c *BaseCache) Close() error {
 	defer c.mu.Unlock()
 	var first error
 	for name, m := range c.maps {
-		if err := unmap(m); err != nil && first == nil {
+		if err := elffile.Unmap(m); err != nil && first == nil {
 			first = err
 		}
 		delete(c.maps, name)
@@ -102,22 +103,13 @@ func (c *BaseCache) mapped(name string, raw []byte) *btf.Types {
 		t, _ := btf.LoadPrepared(data, raw)
 		return t
 	}
-	f, err := os.Open(filepath.Join(c.dir, name))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || st.Size() == 0 || int64(int(st.Size())) != st.Size() {
-		return nil
-	}
-	data, err := mapReadOnly(f, int(st.Size()))
-	if err != nil {
+	data, err := elffile.MapFile(filepath.Join(c.dir, name))
+	if err != nil || data == nil {
 		return nil
 	}
 	t, err := btf.LoadPrepared(data, raw)
 	if err != nil { // another base with the same sum, or a damaged file
-		unmap(data)
+		elffile.Unmap(data)
 		return nil
 	}
 	c.maps[name] = data

@@ -75,22 +75,9 @@ func Open(path string) (*File, error) {
 			fh.Close()
 		}
 	}()
-	st, err := fh.Stat()
+	data, err := mapWhole(fh, path, eiNident)
 	if err != nil {
 		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &FormatError{File: path, Msg: "not a regular file"}
-	}
-	if st.Size() < eiNident {
-		return nil, &FormatError{File: path, Msg: fmt.Sprintf("file is %d bytes, too small for an ELF identification", st.Size())}
-	}
-	if uint64(st.Size()) > math.MaxInt {
-		return nil, &FormatError{File: path, Msg: fmt.Sprintf("file is %d bytes, too large to map", st.Size())}
-	}
-	data, err := mapFile(fh, int(st.Size()))
-	if err != nil {
-		return nil, fmt.Errorf("elffile: mapping %s: %w", path, err)
 	}
 	f, err := parse(path, data)
 	if err != nil {
@@ -152,18 +139,25 @@ func MapFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer fh.Close()
+	return mapWhole(fh, path, 0)
+}
+
+// mapWhole maps all of fh, a regular file of at least minSize bytes (an
+// ELF file's identification, for Open); an empty one gives nil.
+func mapWhole(fh *os.File, path string, minSize int64) ([]byte, error) {
 	st, err := fh.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
+	switch size := st.Size(); {
+	case !st.Mode().IsRegular():
 		return nil, &FormatError{File: path, Msg: "not a regular file"}
-	}
-	if st.Size() == 0 {
+	case size < minSize:
+		return nil, &FormatError{File: path, Msg: fmt.Sprintf("file is %d bytes, too small for an ELF identification", size)}
+	case uint64(size) > math.MaxInt:
+		return nil, &FormatError{File: path, Msg: fmt.Sprintf("file is %d bytes, too large to map", size)}
+	case size == 0:
 		return nil, nil
-	}
-	if uint64(st.Size()) > math.MaxInt {
-		return nil, &FormatError{File: path, Msg: fmt.Sprintf("file is %d bytes, too large to map", st.Size())}
 	}
 	data, err := mapFile(fh, int(st.Size()))
 	if err != nil {
