@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/btfgate/btfgate/btf"
-	"github.com/btfgate/btfgate/loader"
+	"github.com/btfgate/btfgate/internal/atomicfile"
 	"github.com/btfgate/btfgate/loader/elffile"
 )
 
@@ -68,28 +68,36 @@ type baseLoaded struct {
 // cache when it holds it, else parsed and then stored.
 func (c *BaseCache) load(path string) (*btf.Types, baseLoaded, error) {
 	var how baseLoaded
-	raw, err := loader.ReadBTF(path) // read, not mapped: 4 % faster here
+	raw, err := readBase(path) // read, not mapped: 4 % faster here
 	if err != nil {
-		return nil, how, fmt.Errorf("base BTF: %w", err)
+		return nil, how, err
 	}
 	if !btf.CanPrepare(raw) {
-		t, err := btf.Parse(raw, nil)
-		if err != nil {
-			return nil, how, fmt.Errorf("base BTF: %s: %w", path, err)
+		t, err := parseBase(path, raw, parseAlone)
+		if err == nil {
+			t.Strings.BuildIndex()
 		}
-		t.Strings.BuildIndex()
-		return t, how, nil
+		return t, how, err
 	}
 	name := fmt.Sprintf("%08x-%d.btfbase", crc32.Checksum(raw, crc32.MakeTable(crc32.Castagnoli)), len(raw))
 	if t := c.mapped(name, raw); t != nil {
 		how.hit = true
 		return t, how, nil
 	}
-	t, err := btf.ParseBase(raw)
+	t, err := parseBase(path, raw, btf.ParseBase)
 	if err != nil {
-		return nil, how, fmt.Errorf("base BTF: %s: %w", path, err)
+		return nil, how, err
 	}
-	how.writeErr = c.store(name, t, raw)
+	data, err := btf.MarshalPrepared(t, raw)
+	if err == nil {
+		err = c.store(name, data)
+		// The encode's dedup then decodes the tables just prepared
+		// instead of preparing the base a second time.
+		if prepared, lerr := btf.LoadPrepared(data, raw); lerr == nil {
+			t = prepared
+		}
+	}
+	how.writeErr = err
 	return t, how, nil
 }
 
@@ -116,30 +124,14 @@ func (c *BaseCache) mapped(name string, raw []byte) *btf.Types {
 	return t
 }
 
-// store writes t prepared as file name, then removes all but the newest
-// KeepFiles prepared bases.
-func (c *BaseCache) store(name string, t *btf.Types, raw []byte) error {
-	data, err := btf.MarshalPrepared(t, raw)
-	if err != nil {
-		return err
-	}
+// store writes data, a prepared base, as file name, then removes all but
+// the newest KeepFiles prepared bases.
+func (c *BaseCache) store(name string, data []byte) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(c.dir, name+".tmp*")
-	if err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(c.dir, name), data, 0o644); err != nil {
 		return err
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), filepath.Join(c.dir, name))
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return werr
 	}
 	c.evict()
 	return nil

@@ -399,13 +399,31 @@ func (b *baseLoad) wait(inErr error) (*btf.Types, error) {
 // LoadBase reads base BTF for split encoding from path (raw BTF, or an ELF
 // file with .BTF such as vmlinux).
 func LoadBase(path string) (*btf.Types, error) {
+	raw, err := readBase(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseBase(path, raw, parseAlone)
+}
+
+// parseAlone parses raw BTF that has no base.
+func parseAlone(raw []byte) (*btf.Types, error) { return btf.Parse(raw, nil) }
+
+// readBase reads the base BTF at path, its errors named as a base's.
+func readBase(path string) ([]byte, error) {
 	raw, err := loader.ReadBTF(path)
 	if err != nil {
 		return nil, fmt.Errorf("base BTF: %w", err)
 	}
-	t, err := btf.Parse(raw, nil)
+	return raw, nil
+}
+
+// parseBase parses raw, read from path, with parse, its errors named as a
+// base's (ReadBTF's name path first).
+func parseBase(path string, raw []byte, parse func([]byte) (*btf.Types, error)) (*btf.Types, error) {
+	t, err := parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("base BTF: %s: %w", path, err) // as ReadBTF names it
+		return nil, fmt.Errorf("base BTF: %s: %w", path, err)
 	}
 	return t, nil
 }
