@@ -23,15 +23,7 @@ func TestBaseCache(t *testing.T) {
 	baseFile, input := splitFixture(t, dir)
 	encodeWith := func(c *BaseCache) (*Result, []byte) {
 		t.Helper()
-		res, err := Encode(input, Options{Features: features.Default(), Jobs: 2, BasePath: baseFile, BaseCache: c})
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, err := res.Types.Marshal(binary.LittleEndian)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res, raw
+		return encodeBytes(t, input, Options{Features: features.Default(), Jobs: 2, BasePath: baseFile, BaseCache: c}, binary.LittleEndian)
 	}
 	_, want := encodeWith(nil)
 
@@ -133,22 +125,8 @@ func TestBaseCacheCorpusModules(t *testing.T) {
 	for _, name := range corpus.Modules() {
 		ko := corpus.Module(t, name)
 		for _, jobs := range []int{1, 2} {
-			want, err := Encode(ko, Options{Features: features.Default(), Jobs: jobs, Base: base})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := Encode(ko, Options{Features: features.Default(), Jobs: jobs, BasePath: basePath, BaseCache: c})
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantRaw, err := want.Types.Marshal(binary.LittleEndian)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gotRaw, err := got.Types.Marshal(binary.LittleEndian)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, wantRaw := encodeBytes(t, ko, Options{Features: features.Default(), Jobs: jobs, Base: base}, binary.LittleEndian)
+			got, gotRaw := encodeBytes(t, ko, Options{Features: features.Default(), Jobs: jobs, BasePath: basePath, BaseCache: c}, binary.LittleEndian)
 			if first := name == corpus.Modules()[0] && jobs == 1; got.BaseCached == first {
 				t.Errorf("%s -j%d: BaseCached = %v; want false for the first encode only", name, jobs, got.BaseCached)
 			}

@@ -34,24 +34,10 @@ func TestBasePath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Encode(input, Options{Features: features.Default(), Jobs: 2, Base: base})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Encode(input, Options{Features: features.Default(), Jobs: 2, BasePath: baseFile})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, wantRaw := encodeBytes(t, input, Options{Features: features.Default(), Jobs: 2, Base: base}, binary.LittleEndian)
+	got, gotRaw := encodeBytes(t, input, Options{Features: features.Default(), Jobs: 2, BasePath: baseFile}, binary.LittleEndian)
 	if got.Types.FirstID() != base.NextID() {
 		t.Errorf("split BTF starts at id %d, want %d (after the base)", got.Types.FirstID(), base.NextID())
-	}
-	wantRaw, err := want.Types.Marshal(binary.LittleEndian)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gotRaw, err := got.Types.Marshal(binary.LittleEndian)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if !bytes.Equal(gotRaw, wantRaw) {
 		t.Errorf("BasePath gives %d bytes of split BTF, Base %d bytes, not the same", len(gotRaw), len(wantRaw))
