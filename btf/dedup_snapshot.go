@@ -51,6 +51,9 @@ func (d *deduper) baseSnapshot() []byte {
 // snapshot does not decode.
 func (d *deduper) prepFromSnapshot(b []byte) bool {
 	s, err := readSnapshot(b, d.start)
+	if release := d.src.Base.releasePrep; release != nil {
+		release(b)
+	}
 	if err != nil {
 		return false
 	}

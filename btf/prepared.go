@@ -113,7 +113,12 @@ func align8(n int) int { return (n + 7) &^ 7 }
 // start 8-byte aligned (a mapping does), if raw is the BTF they were
 // prepared from. The types alias data, which must stay mapped and
 // unmodified while they and anything taken from them are in use.
-func LoadPrepared(data, raw []byte) (*Types, error) {
+//
+// The dedup tables are copied out of data by each dedup on the types;
+// release, if not nil, is then called with their bytes, which a caller
+// that mapped data can drop from memory (a module's encode would hold the
+// 6 MB of the kernel's tables twice).
+func LoadPrepared(data, raw []byte, release func([]byte)) (*Types, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("btf: prepared base: "+format, args...)
 	}
@@ -167,7 +172,7 @@ func LoadPrepared(data, raw []byte) (*Types, error) {
 	}
 	// The dedup tables are decoded, and checked, by each dedup on the base
 	// (a damaged snapshot makes it prepare the base itself).
-	t.dedupPrep = data[slotsAt+8*nSlots:]
+	t.dedupPrep, t.releasePrep = data[slotsAt+8*nSlots:], release
 	t.Strings = &Strings{
 		data:    stored[strStart : strStart+strLen : strStart+strLen],
 		indexed: true,

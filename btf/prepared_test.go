@@ -42,7 +42,7 @@ func prepare(t testing.TB, raw []byte) (*Types, []byte) {
 func checkPreparedRoundTrip(t *testing.T, raw []byte) {
 	t.Helper()
 	parsed, data := prepare(t, raw)
-	loaded, err := LoadPrepared(data, raw)
+	loaded, err := LoadPrepared(data, raw, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,32 +91,71 @@ func TestPreparedRejects(t *testing.T) {
 	_, data := prepare(t, raw)
 	other := bytes.Clone(raw)
 	other[len(other)-2] ^= 1 // a byte of the last string
-	if _, err := LoadPrepared(data, other); err == nil || !strings.Contains(err.Error(), "other BTF") {
+	if _, err := LoadPrepared(data, other, nil); err == nil || !strings.Contains(err.Error(), "other BTF") {
 		t.Errorf("other BTF: %v", err)
 	}
 	for n := range len(data) {
-		if _, err := LoadPrepared(data[:n:n], raw); err == nil {
+		if _, err := LoadPrepared(data[:n:n], raw, nil); err == nil {
 			t.Fatalf("truncated to %d of %d bytes: loaded", n, len(data))
 		}
 	}
 	for at := align8(preparedHeader + len(raw)); at < len(data); at++ { // offsets and index
 		bad := bytes.Clone(data)
 		bad[at] ^= 0x40
-		if _, err := LoadPrepared(bad, raw); err == nil {
+		if _, err := LoadPrepared(bad, raw, nil); err == nil {
 			t.Fatalf("byte %d of %d changed: loaded", at, len(data))
 		}
 	}
 	for at := 8; at < 96; at++ { // the header fields
 		bad := bytes.Clone(data)
 		bad[at] ^= 0x10
-		if _, err := LoadPrepared(bad, raw); err == nil && at < 88 {
+		if _, err := LoadPrepared(bad, raw, nil); err == nil && at < 88 {
 			t.Errorf("header byte %d changed: loaded", at)
 		}
 	}
 	buf := make([]byte, len(data)+4)
 	copy(buf[4:], data)
-	if _, err := LoadPrepared(buf[4:], raw); err == nil {
+	if _, err := LoadPrepared(buf[4:], raw, nil); err == nil {
 		t.Error("misaligned data loaded")
+	}
+}
+
+// TestPreparedReleasesTables: each dedup on a loaded prepared base hands
+// the bytes of the dedup tables it copied to the release function (a
+// mapped cache drops them), and dedups as it does on the base parsed.
+func TestPreparedReleasesTables(t *testing.T) {
+	raw := smallBase(t)
+	parsed, data := prepare(t, raw)
+	var released [][]byte
+	loaded, err := LoadPrepared(data, raw, func(b []byte) { released = append(released, b) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	dedupOn := func(base *Types) []byte {
+		t.Helper()
+		split := NewSplitTypes(base)
+		str := split.Strings.Add
+		split.AddRef(KindPtr, 0, 1)
+		split.AddStruct(false, str("pair"), 16, []Member{{Name: str("a"), Type: 1}, {Name: str("next"), Type: split.FirstID(), BitOffset: 64}})
+		split.AddRef(KindTypedef, str("pair_t"), 1)
+		out, err := Dedup(split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := out.Marshal(binary.LittleEndian)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	want := dedupOn(parsed)
+	for i := range 2 {
+		if got := dedupOn(loaded); !bytes.Equal(got, want) {
+			t.Errorf("dedup %d on the loaded base: %d bytes, on the parsed one %d, not the same", i, len(got), len(want))
+		}
+		if len(released) != i+1 || !bytes.Equal(released[i], loaded.dedupPrep) || len(released[i]) == 0 {
+			t.Fatalf("after dedup %d: release called %d times; want once per dedup with the %d bytes of the tables", i, len(released), len(loaded.dedupPrep))
+		}
 	}
 }
 
@@ -181,7 +220,7 @@ func FuzzLoadPrepared(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		data := make([]byte, len(in)) // 8-byte aligned, as a mapping is
 		copy(data, in)
-		base, err := LoadPrepared(data, raw)
+		base, err := LoadPrepared(data, raw, nil)
 		if err != nil {
 			return
 		}

@@ -40,8 +40,10 @@ type Types struct {
 	valid int
 
 	// dedupPrep, on a base loaded prepared, is the dedup's prep of it
-	// (appendSnapshot), decoded by each dedup on the base.
-	dedupPrep []byte
+	// (appendSnapshot), decoded by each dedup on the base; releasePrep,
+	// if set, is called with it after each decode.
+	dedupPrep   []byte
+	releasePrep func([]byte)
 }
 
 // View returns a read-only copy of t as it is now, which another goroutine

@@ -93,7 +93,7 @@ func (c *BaseCache) load(path string) (*btf.Types, baseLoaded, error) {
 		err = c.store(name, data)
 		// The encode's dedup then decodes the tables just prepared
 		// instead of preparing the base a second time.
-		if prepared, lerr := btf.LoadPrepared(data, raw); lerr == nil {
+		if prepared, lerr := btf.LoadPrepared(data, raw, nil); lerr == nil {
 			t = prepared
 		}
 	}
@@ -108,14 +108,14 @@ func (c *BaseCache) mapped(name string, raw []byte) *btf.Types {
 	if data, ok := c.maps[name]; ok {
 		// Loaded before: types from it may be in use, so it stays mapped
 		// even when it is not raw's (another base with the same sum).
-		t, _ := btf.LoadPrepared(data, raw)
+		t, _ := btf.LoadPrepared(data, raw, elffile.DropPages)
 		return t
 	}
 	data, err := elffile.MapFile(filepath.Join(c.dir, name))
 	if err != nil || data == nil {
 		return nil
 	}
-	t, err := btf.LoadPrepared(data, raw)
+	t, err := btf.LoadPrepared(data, raw, elffile.DropPages)
 	if err != nil { // another base with the same sum, or a damaged file
 		elffile.Unmap(data)
 		return nil

@@ -166,6 +166,12 @@ func mapWhole(fh *os.File, path string, minSize int64) ([]byte, error) {
 	return data, nil
 }
 
+// DropPages drops the whole pages of b, a part of a mapping MapFile
+// returned, from the process's resident memory: a caller that has copied
+// what it needs from them need not hold them twice. b stays valid; reading
+// it again faults the pages back in from the file.
+func DropPages(b []byte) { dropPages(b) }
+
 // Unmap releases a mapping made by MapFile.
 func Unmap(data []byte) error {
 	if data == nil {

@@ -5,6 +5,7 @@ package elffile
 import (
 	"os"
 	"syscall"
+	"unsafe"
 )
 
 // mapFile maps size bytes of fh read-only. The mapping outlives fh.
@@ -32,11 +33,24 @@ func adviseWillNeed(data []byte, off, n uint64) {
 // file mapping from the process: they are read again from the page cache
 // if touched later.
 func adviseDontNeed(data []byte, off, n uint64) {
-	page := uint64(os.Getpagesize())
-	start := (off + page - 1) &^ (page - 1)
-	end := (off + n) &^ (page - 1)
-	if end <= start || end > uint64(len(data)) {
+	if n == 0 || off+n > uint64(len(data)) {
 		return
 	}
-	_ = syscall.Madvise(data[start:end], syscall.MADV_DONTNEED)
+	dropPages(data[off : off+n])
+}
+
+// dropPages drops the pages that lie wholly inside b, a part of a read-only
+// file mapping, from the process.
+func dropPages(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	page := uintptr(os.Getpagesize())
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	start := (p + page - 1) &^ (page - 1)
+	end := (p + uintptr(len(b))) &^ (page - 1)
+	if end <= start {
+		return
+	}
+	_ = syscall.Madvise(b[start-p:end-p], syscall.MADV_DONTNEED)
 }

@@ -21,3 +21,5 @@ func unmapFile([]byte) error { return nil }
 func adviseWillNeed([]byte, uint64, uint64) {}
 
 func adviseDontNeed([]byte, uint64, uint64) {}
+
+func dropPages([]byte) {}

@@ -4,8 +4,10 @@ package elffile
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,4 +75,36 @@ func mappingRSS(t *testing.T, addr uintptr) uint64 {
 	}
 	t.Fatalf("no mapping at %#x in /proc/self/smaps", addr)
 	return 0
+}
+
+// TestDropPages: the pages DropPages drops from a mapping leave the
+// process's resident memory, and reading them again gives the file's bytes.
+func TestDropPages(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data")
+	want := make([]byte, 64*os.Getpagesize())
+	for i := range want {
+		want[i] = byte(i*7 + i>>12)
+	}
+	if err := os.WriteFile(path, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, err := MapFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Unmap(data)
+	if !bytes.Equal(data, want) { // every page read: resident
+		t.Fatal("mapping differs from the file")
+	}
+	addr := uintptr(unsafe.Pointer(&data[0]))
+	before := mappingRSS(t, addr)
+	DropPages(data[100 : len(data)-100]) // all but the first and last page
+	after := mappingRSS(t, addr)
+	if page := uint64(os.Getpagesize()); before < uint64(len(data)) || after > 2*page {
+		t.Errorf("resident before %d KiB, after dropping %d KiB; want %d KiB, then at most the 2 partial pages",
+			before>>10, after>>10, len(data)>>10)
+	}
+	if !bytes.Equal(data, want) {
+		t.Error("dropped pages read back differently")
+	}
 }
