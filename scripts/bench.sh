@@ -158,7 +158,7 @@ base_ok=0
 cache_ok=0
 if [ "$pahole_only" = 0 ]; then
   echo "bench: building btfgate" >&2
-  (cd "$repo" && go build -o "$btfgate" ./cmd/btfgate) || die "go build ./cmd/btfgate failed"
+  (cd "$repo" && CGO_ENABLED=0 go build -o "$btfgate" ./cmd/btfgate) || die "go build ./cmd/btfgate failed"
   help=$("$btfgate" encode --help 2>&1) || die "btfgate encode --help failed: $help"
   case $help in *--summary*json*) summary=1 ;; esac
   case $help in *--btf_base*) base_ok=1 ;; esac

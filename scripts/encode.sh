@@ -6,7 +6,7 @@
 # `btfgate encode` can be given in BTFGATE_FLAGS (e.g. "--features=default -j2").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go build -o bin/btfgate ./cmd/btfgate
+CGO_ENABLED=0 go build -o bin/btfgate ./cmd/btfgate # static: no libc to load
 
 kernel=${1:-}
 if [ -z "$kernel" ]; then
