@@ -3,6 +3,7 @@ package loader
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -164,14 +165,14 @@ func (w *Walker) Walk(u *dwarf.Unit, t *TypeTable) error {
 	if !e.Children {
 		return nil
 	}
-	w.stack = append(w.stack, frame{kind: frameScope, raw: -1})
+	w.stack = add(w.stack, frame{kind: frameScope, raw: -1})
 	for len(w.stack) > 0 && w.r.Next(e) {
 		if e.Tag == 0 {
 			top := w.stack[len(w.stack)-1]
 			w.stack = w.stack[:len(w.stack)-1]
 			switch {
 			case top.kind == frameFunc:
-				w.funcOrder = append(w.funcOrder, top.raw)
+				w.funcOrder = add(w.funcOrder, top.raw)
 			case top.kind == frameMember || top.kind == frameParam || top.kind == frameVar:
 			case top.raw >= 0:
 				w.close(top.raw)
@@ -293,7 +294,7 @@ func (w *Walker) visit(e *dwarf.Entry, t *TypeTable) {
 	w.skip(e)
 }
 
-func (w *Walker) push(f frame) { w.stack = append(w.stack, f) }
+func (w *Walker) push(f frame) { w.stack = add(w.stack, f) }
 
 func (w *Walker) skip(e *dwarf.Entry) {
 	if e.Children {
@@ -362,7 +363,7 @@ func (w *Walker) addType(e *dwarf.Entry, t *TypeTable) {
 	case dwarf.TagTypedef:
 		kind = frameTypedef
 	}
-	w.raw = append(w.raw, rt)
+	w.raw = add(w.raw, rt)
 	w.byOff.record(e.Offset, int32(len(w.raw)))
 	if e.Tag == dwarf.TagUnspecifiedType {
 		// pahole keeps unspecified types out of the table: they read as void.
@@ -377,7 +378,7 @@ func (w *Walker) addType(e *dwarf.Entry, t *TypeTable) {
 }
 
 // close numbers a type once its children are done (pahole's order).
-func (w *Walker) close(idx int32) { w.tabOrd = append(w.tabOrd, idx) }
+func (w *Walker) close(idx int32) { w.tabOrd = add(w.tabOrd, idx) }
 
 func (w *Walker) addMember(e *dwarf.Entry, owner int32) {
 	m := rawMember{next: -1}
@@ -405,7 +406,7 @@ func (w *Walker) addMember(e *dwarf.Entry, owner int32) {
 		}
 	}
 	idx := uint32(len(w.members))
-	w.members = append(w.members, m)
+	w.members = add(w.members, m)
 	rt := &w.raw[owner]
 	if rt.count == 0 {
 		rt.first = idx
@@ -461,7 +462,7 @@ func (w *Walker) addEnumerator(e *dwarf.Entry, owner int32, t *TypeTable) {
 			en.Value = f.Val
 		}
 	}
-	t.Enums = append(t.Enums, en)
+	t.Enums = add(t.Enums, en)
 	w.raw[owner].count++
 }
 
@@ -484,7 +485,7 @@ func (w *Walker) addParam(e *dwarf.Entry, owner int32) {
 			}
 		}
 	}
-	w.params = append(w.params, p)
+	w.params = add(w.params, p)
 	w.raw[owner].count++
 }
 
@@ -495,7 +496,7 @@ func (w *Walker) addDim(e *dwarf.Entry, owner int32, t *TypeTable) {
 	} else if v, ok := e.Val(dwarf.AttrCount); ok {
 		n = v
 	}
-	t.Dims = append(t.Dims, uint32(n))
+	t.Dims = add(t.Dims, uint32(n))
 	w.raw[owner].count++
 }
 
@@ -505,9 +506,9 @@ func (w *Walker) addTypeTag(e *dwarf.Entry, ptr int32) {
 		value = bytesString(f.Bytes)
 	}
 	idx := int32(len(w.raw))
-	w.raw = append(w.raw, rawType{tag: TagTypeTag, name: value, off: e.Offset})
+	w.raw = add(w.raw, rawType{tag: TagTypeTag, name: value, off: e.Offset})
 	w.byOff.record(e.Offset, idx+1)
-	w.ptrTags = append(w.ptrTags, idx)
+	w.ptrTags = add(w.ptrTags, idx)
 	w.raw[ptr].tagCount++
 	w.close(idx)
 }
@@ -522,7 +523,7 @@ func (w *Walker) declTag(e *dwarf.Entry, target int32, component int32, t *TypeT
 		value = bytesString(f.Bytes)
 	}
 	// Target holds the raw index until finish maps it to a table id.
-	t.DeclTags = append(t.DeclTags, DeclTag{Target: TypeID(target), Value: value, Component: component})
+	t.DeclTags = add(t.DeclTags, DeclTag{Target: TypeID(target), Value: value, Component: component})
 }
 
 func annotationName(e *dwarf.Entry) string { return e.Name() }
@@ -595,7 +596,7 @@ func (w *Walker) finish(t *TypeTable) error {
 				t.IntID = TypeID(len(t.Entries))
 			}
 		}
-		t.Entries = append(t.Entries, en)
+		t.Entries = add(t.Entries, en)
 	}
 	// Type tag chains.
 	for _, ri := range w.tabOrd {
@@ -629,7 +630,7 @@ func (w *Walker) finish(t *TypeTable) error {
 				rm := &w.members[k]
 				k = rm.next
 				if m, ok := w.member(rm, union, t); ok {
-					t.Members = append(t.Members, m)
+					t.Members = add(t.Members, m)
 					en.Count++
 				}
 			}
@@ -712,4 +713,16 @@ func bytesString(b []byte) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
+}
+
+// add appends v to s, doubling s's array when it is full. A Walker's
+// buffers and a TypeTable's slices are kept between units and grow to the
+// largest unit's size; append's 1.25× steps for large slices would leave
+// four times that size in garbage on the way, and the heap pages it takes
+// are page faults (about 1 ms per MB on a module's encode).
+func add[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 64))
+	}
+	return append(s, v)
 }

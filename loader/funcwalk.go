@@ -89,13 +89,13 @@ func (w *Walker) addFunc(e *dwarf.Entry) {
 			break
 		}
 	}
-	w.funcs = append(w.funcs, f)
+	w.funcs = add(w.funcs, f)
 	w.byOff.record(e.Offset, slotFunc+int32(len(w.funcs)))
 	if e.Children {
 		w.push(frame{kind: frameFunc, raw: idx})
 		return
 	}
-	w.funcOrder = append(w.funcOrder, idx)
+	w.funcOrder = add(w.funcOrder, idx)
 }
 
 // visitFunc handles a child of a subprogram.
@@ -141,7 +141,7 @@ func (w *Walker) addFuncParam(e *dwarf.Entry, owner int32) {
 			p.loc = *f
 		}
 	}
-	w.fparams = append(w.fparams, p)
+	w.fparams = add(w.fparams, p)
 	w.byOff.record(p.off, slotParam+int32(len(w.fparams)))
 	if e.Children {
 		w.push(frame{kind: frameParam, raw: owner, memberIdx: p.idx})
@@ -157,7 +157,7 @@ func (w *Walker) funcAnnot(e *dwarf.Entry, owner int32, component int32) {
 	if f := e.Field(dwarf.AttrConstValue); f != nil {
 		value = bytesString(f.Bytes)
 	}
-	w.fannots = append(w.fannots, rawFuncAnnot{owner: owner, FuncAnnot: FuncAnnot{Value: value, Component: component}})
+	w.fannots = add(w.fannots, rawFuncAnnot{owner: owner, FuncAnnot: FuncAnnot{Value: value, Component: component}})
 	w.funcs[owner].nannots++
 }
 
@@ -230,15 +230,15 @@ func (w *Walker) finishFuncs(t *TypeTable) {
 		f.AnnotFirst = uint32(len(t.FuncAnnots))
 		for _, a := range w.fannots {
 			if a.owner == fi {
-				t.FuncAnnots = append(t.FuncAnnots, a.FuncAnnot)
+				t.FuncAnnots = add(t.FuncAnnots, a.FuncAnnot)
 				f.AnnotCount++
 			}
 		}
-		t.Funcs = append(t.Funcs, f)
+		t.Funcs = add(t.Funcs, f)
 	}
 	w.funcIndex = w.funcIndex[:0]
 	for range w.funcs {
-		w.funcIndex = append(w.funcIndex, -1)
+		w.funcIndex = add(w.funcIndex, -1)
 	}
 	for i, fi := range w.funcOrder {
 		w.funcIndex[fi] = int32(i)

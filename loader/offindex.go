@@ -42,7 +42,7 @@ func (x *offsetIndex) begin(base, size uint64) {
 // left out.
 func (x *offsetIndex) record(off uint64, v int32) {
 	if rel := off - x.base; off >= x.base && rel < x.size {
-		x.entries = append(x.entries, offEntry{uint32(rel), v})
+		x.entries = add(x.entries, offEntry{uint32(rel), v})
 	}
 }
 

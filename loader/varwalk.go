@@ -72,7 +72,7 @@ func (w *Walker) addVar(e *dwarf.Entry, u *dwarf.Unit) {
 			}
 		}
 	}
-	w.vars = append(w.vars, v)
+	w.vars = add(w.vars, v)
 	w.byOff.record(e.Offset, slotVar+int32(len(w.vars)))
 	if !e.Children {
 		return
@@ -90,7 +90,7 @@ func (w *Walker) varAnnot(e *dwarf.Entry, owner int32) {
 	if f := e.Field(dwarf.AttrConstValue); f != nil {
 		value = bytesString(f.Bytes)
 	}
-	w.vannots = append(w.vannots, value)
+	w.vannots = add(w.vannots, value)
 	w.vars[owner].nannots++
 }
 
@@ -146,7 +146,7 @@ func (w *Walker) finishVars(t *TypeTable) {
 		v.Type = w.resolve(src.typeRef)
 		v.Flags |= src.flags & VarExternal
 		v.AnnotFirst, v.AnnotCount = src.annFirst, src.nannots
-		t.Vars = append(t.Vars, v)
+		t.Vars = add(t.Vars, v)
 	}
 }
 
