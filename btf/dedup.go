@@ -79,7 +79,11 @@ type Deduplication struct {
 }
 
 // StartDedup checks t and sets up its dedup.
-func StartDedup(t *Types) (*Deduplication, error) {
+func StartDedup(t *Types) (*Deduplication, error) { return startDedup(t, 0) }
+
+// startDedup is StartDedup with room in the per-type arrays for ids below
+// room (see newDeduper).
+func startDedup(t *Types, room int) (*Deduplication, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
 	}
@@ -89,7 +93,7 @@ func StartDedup(t *Types) (*Deduplication, error) {
 	if t.Base != nil && t.Strings.base != t.Base.Strings {
 		return nil, errors.New("btf: dedup: split types' string table is not split on the base's table")
 	}
-	d, err := newDeduper(t)
+	d, err := newDeduper(t, room)
 	if err != nil {
 		return nil, fmt.Errorf("btf: dedup: %w", err)
 	}
@@ -100,11 +104,16 @@ func StartDedup(t *Types) (*Deduplication, error) {
 // Deduplication): call Advance after each batch of types appended to t.
 // t may be a View, so that another goroutine can set the dedup up while
 // types are appended to the original; Finish then takes in what the
-// original holds.
-func StartPipelinedDedup(t *Types) (*Deduplication, error) {
-	s, err := StartDedup(t)
+// original holds. The dedup's arrays have room for types types (own ones,
+// void and base included) and words more type words, so that taking in
+// batch after batch does not copy them over and over; 0 for no estimate.
+func StartPipelinedDedup(t *Types, types, words int) (*Deduplication, error) {
+	s, err := startDedup(t, types)
 	if err != nil {
 		return nil, err
+	}
+	if !s.d.aliased {
+		s.d.words = slices.Grow(s.d.words, words)
 	}
 	if t.origin != nil {
 		s.d.src, s.d.strs = t.origin, t.origin.Strings
@@ -316,8 +325,9 @@ type deduper struct {
 	pipe // state of a pipelined dedup (pipelined.go)
 }
 
-// newDeduper sets up the dedup of t, checking t's references on the way.
-func newDeduper(t *Types) (*deduper, error) {
+// newDeduper sets up the dedup of t, checking t's references on the way;
+// its per-type arrays have room for ids below room.
+func newDeduper(t *Types, room int) (*deduper, error) {
 	var chain []*Types // t, its base, the base's base...
 	for b := t; b != nil; b = b.Base {
 		chain = append(chain, b)
@@ -329,10 +339,10 @@ func newDeduper(t *Types) (*deduper, error) {
 	d := &deduper{
 		src:   t,
 		strs:  t.Strings,
-		offs:  make([]uint32, n+1),
-		kinds: make([]Kind, n),
-		canon: make([]uint32, n),
-		hypot: make([]uint32, n),
+		offs:  make([]uint32, n+1, max(n, room)+1),
+		kinds: make([]Kind, n, max(n, room)),
+		canon: make([]uint32, n, max(n, room)),
+		hypot: make([]uint32, n, max(n, room)),
 		start: uint32(t.FirstID()),
 		n:     uint32(n),
 	}
@@ -488,23 +498,6 @@ func extendTo[T any](s []T, n int) []T {
 	}
 	return append(s[:cap(s)], make([]T, n-cap(s))...)[:n]
 }
-
-// Reserve makes room for n types (own ones, void and base included) and
-// for words more type words in a pipelined dedup's arrays, so that taking
-// in batch after batch does not copy them over and over.
-func (s *Deduplication) Reserve(n, words int) {
-	d := s.d
-	if !d.aliased {
-		d.words = slices.Grow(d.words, words)
-	}
-	d.offs = roomFor(d.offs, n+1)
-	d.kinds = roomFor(d.kinds, n)
-	d.canon = roomFor(d.canon, n)
-	d.hypot = roomFor(d.hypot, n)
-}
-
-// roomFor returns s with capacity for n elements.
-func roomFor[T any](s []T, n int) []T { return slices.Grow(s, max(n-len(s), 0)) }
 
 // typ returns the words of type id (3 zero words for void).
 func (d *deduper) typ(id uint32) []uint32 {

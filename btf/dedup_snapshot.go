@@ -24,7 +24,7 @@ type dedupSnapshot struct {
 
 // prepareDedup returns the snapshot of prep on base.
 func prepareDedup(base *Types) (*dedupSnapshot, error) {
-	d, err := newDeduper(NewSplitTypes(base))
+	d, err := newDeduper(NewSplitTypes(base), 0)
 	if err != nil {
 		return nil, err
 	}

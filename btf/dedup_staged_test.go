@@ -124,7 +124,7 @@ func TestDedupPipelinedMatchesDedup(t *testing.T) {
 		var s *Deduplication
 		if seed%2 == 0 {
 			var err error
-			if s, err = StartPipelinedDedup(piped); err != nil {
+			if s, err = StartPipelinedDedup(piped, 0, 0); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -134,7 +134,7 @@ func TestDedupPipelinedMatchesDedup(t *testing.T) {
 		go func() {
 			var err error
 			if s == nil {
-				s, err = StartPipelinedDedup(start)
+				s, err = StartPipelinedDedup(start, 0, 0)
 			}
 			for v := range views {
 				if err == nil {

@@ -40,9 +40,7 @@ func startDedupPipe(all *btf.Types, types, words int) *dedupPipe {
 func (p *dedupPipe) run(start *btf.Types, types, words int) {
 	defer close(p.done)
 	p.timed(func() (err error) {
-		if p.dd, err = btf.StartPipelinedDedup(start); err == nil {
-			p.dd.Reserve(types, words)
-		}
+		p.dd, err = btf.StartPipelinedDedup(start, types, words)
 		return err
 	})
 	for {
