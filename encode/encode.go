@@ -47,6 +47,10 @@ type Options struct {
 	// Progress, if set, is called from one goroutine as compile units are
 	// spliced, in order: done of total units. It must return quickly.
 	Progress func(done, total int)
+
+	// keepInfo keeps a module's relocated .debug_info whole until the
+	// encode returns (loader.Input.KeepInfo), for tests.
+	keepInfo bool
 }
 
 // Result is the encoded BTF and what it took.
@@ -109,6 +113,7 @@ func Encode(path string, opts Options) (*Result, error) {
 		res.BaseCacheError = fmt.Errorf("base cache %s not written: %w", opts.BaseCache.Dir(), base.how.writeErr)
 	}
 	defer in.Close()
+	in.KeepInfo = opts.keepInfo
 	res.ByteOrder = in.ELF.ByteOrder
 	excluded, err := languages(opts.LangExclude)
 	if err != nil {
@@ -303,13 +308,14 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 			close(stop)
 			break
 		}
-		// The units up to this one are read (inline names included, which
-		// splicing copies): their pages need not stay resident.
+		globalize(r.states, shift, splicer.Intern)
+		// The units up to this one are read, and nothing taken from them
+		// points into .debug_info any more (splicing and globalize copy
+		// the names read inline): its pages there can go.
 		in.ReleaseInfoBefore(units[i].End)
 		if pipe != nil {
 			pipe.publish(dst)
 		}
-		globalize(r.states, shift, splicer.Intern)
 		select {
 		case free <- r.frag:
 		default:

@@ -18,6 +18,11 @@ type Input struct {
 	DebugStr, DebugLineStr []byte
 	InfoSize               int
 
+	// KeepInfo keeps a relocated .debug_info whole until Close, where
+	// ReleaseInfoBefore and ReleaseDebug would discard it (see
+	// ReleaseInfoBefore); for tests that check nothing reads it then.
+	KeepInfo bool
+
 	info     []byte
 	secs     map[string][]byte // the debug sections, for ReleaseDebug
 	released int               // .debug_info before this offset is released
@@ -98,38 +103,66 @@ func (in *Input) SectionName(idx uint32) string {
 }
 
 // ReleaseInfoBefore lets go the pages of .debug_info before off, once every
-// unit there has been walked. Calls with growing offsets release what the
-// earlier calls could not: pages shared by two units, released only when
-// both are done. Releasing is only a hint (see elffile.File.Release):
-// reading the data again faults it back in.
+// unit there has been walked and nothing taken from those units points
+// into .debug_info any more (names read from it inline are copied). Calls
+// with growing offsets release what the earlier calls could not: pages
+// shared by two units, released only when both are done. For a mapped
+// section releasing is only a hint (see elffile.File.Release): reading
+// the data again faults it back in. A module's .debug_info, relocated into
+// a private copy, is discarded (elffile.File.Discard): its pages are
+// given back, and the 4.6 MB of ext4.ko's are not all held at the end of
+// the walk.
 func (in *Input) ReleaseInfoBefore(off uint64) {
 	if off > uint64(len(in.info)) {
 		off = uint64(len(in.info))
 	}
-	if int(off) < in.released+releaseBatch {
+	copied := in.ELF.IsCopy(in.info)
+	if copied && in.KeepInfo {
+		return
+	}
+	batch := releaseBatch
+	if copied {
+		batch = discardBatch
+	}
+	if int(off) < in.released+batch {
 		return // not worth a call yet (see releaseBatch)
 	}
 	// Start a page early: the page holding the last call's end was partly
 	// in use then, so Release (whole pages only) kept it.
 	from := max(in.released-pageSize, 0)
-	in.ELF.Release(in.info[from:off])
+	if copied {
+		in.ELF.Discard(in.info[from:off])
+	} else {
+		in.ELF.Release(in.info[from:off])
+	}
 	in.released = int(off)
 }
 
-// releaseBatch is how much of .debug_info ReleaseInfoBefore lets go at
-// once at least: every release of mapped pages flushes the TLBs of the
-// CPUs running the process's threads, which per unit (2,352 in the
-// kernel) cost more system time than the pages are worth.
-const releaseBatch = 8 << 20
+// releaseBatch is how much of a mapped .debug_info ReleaseInfoBefore lets
+// go at once at least: every release of mapped pages flushes the TLBs of
+// the CPUs running the process's threads, which per unit (2,352 in the
+// kernel) cost more system time than the pages are worth. A relocated copy
+// is discarded in smaller batches: its pages are the process's own memory.
+const (
+	releaseBatch = 8 << 20
+	discardBatch = 256 << 10
+)
 
 // pageSize is the largest page size of the systems we run on that matters
 // here; releasing is a hint, so a larger real page size only keeps more.
 const pageSize = 64 << 10
 
 // ReleaseDebug lets go the pages of every debug section once the units are
-// walked: later phases read only a few names from them.
+// walked: later phases read only a few names from them, none from
+// .debug_info (see ReleaseInfoBefore), whose relocated copy is discarded.
 func (in *Input) ReleaseDebug() {
-	for _, b := range in.secs {
+	for name, b := range in.secs {
+		if name == ".debug_info" && in.ELF.IsCopy(b) {
+			if !in.KeepInfo {
+				in.ELF.Discard(b)
+			}
+			continue
+		}
 		in.ELF.Release(b)
 	}
 	in.released = len(in.info)

@@ -15,8 +15,9 @@ import (
 // the SHT_REL and SHT_RELA sections whose sh_info names a section are
 // applied to a private copy of it, with every section at address 0, so that
 // addresses are section offsets and references into other debug sections
-// are offsets into them. An unsupported relocation type is an error. Other
-// sections are returned without copying and are invalid after Close.
+// are offsets into them. An unsupported relocation type is an error. The
+// copies are the File's (see Discard); other sections are returned without
+// copying. Both are invalid after Close.
 //
 // Sections that need work are processed in parallel; the result does not
 // depend on scheduling, and the error returned is that of the first failing
@@ -198,7 +199,7 @@ func (f *File) loadDebug(j *debugJob) ([]byte, error) {
 // relocate. Reading the file (pread) costs less than copying the mapping,
 // which faults in every page of the source as well as of the copy.
 func (f *File) privateCopy(s *Section, data []byte) []byte {
-	cp := make([]byte, len(data))
+	cp := f.newCopy(len(data))
 	if f.fh != nil {
 		if n, err := f.fh.ReadAt(cp, int64(s.Offset)); n == len(cp) && err == nil {
 			return cp

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"sync"
 )
 
 // File is an open ELF object. Its exported fields are filled by Open or
@@ -25,6 +26,12 @@ type File struct {
 	layout []uint64 // ET_REL: made-up load address per section (see LayOut)
 	closed bool
 	order  endian
+
+	// copies are the private copies relocated sections were made in,
+	// outside the Go heap where the system allows (see newCopy); Close
+	// releases them.
+	copiesMu sync.Mutex
+	copies   [][]byte
 }
 
 // Section is one section header.
@@ -105,6 +112,12 @@ func (f *File) Close() error {
 	f.closed = true
 	data := f.data
 	f.data = nil
+	f.copiesMu.Lock()
+	for _, c := range f.copies {
+		freeCopy(c)
+	}
+	f.copies = nil
+	f.copiesMu.Unlock()
 	if f.fh != nil {
 		f.fh.Close()
 		f.fh = nil

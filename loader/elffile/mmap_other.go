@@ -23,3 +23,9 @@ func adviseWillNeed([]byte, uint64, uint64) {}
 func adviseDontNeed([]byte, uint64, uint64) {}
 
 func dropPages([]byte) {}
+
+func allocCopy(n int) []byte { return make([]byte, n) }
+
+func freeCopy([]byte) {}
+
+func discardPages([]byte) {}

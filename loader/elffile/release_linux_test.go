@@ -108,3 +108,36 @@ func TestDropPages(t *testing.T) {
 		t.Error("dropped pages read back differently")
 	}
 }
+
+// TestDiscardCopy: a relocated section is a private copy (IsCopy) whose
+// whole pages Discard gives back (they read as zeros, and leave the
+// process's memory); a mapped section is not, and Discard leaves it alone.
+func TestDiscardCopy(t *testing.T) {
+	f := openTest(t, corpus.Module(t, "ext4"))
+	f.LayOut()
+	secs, err := f.DebugSections(".debug_info", ".debug_str")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, str := secs[".debug_info"], secs[".debug_str"]
+	if !f.IsCopy(info) || f.IsCopy(str) {
+		t.Fatalf("IsCopy: .debug_info %v, .debug_str %v; want true (relocated), false (mapped)", f.IsCopy(info), f.IsCopy(str))
+	}
+	strBefore := bytes.Clone(str[:1<<16])
+	f.Discard(str[:1<<16])
+	if !bytes.Equal(str[:1<<16], strBefore) {
+		t.Error("Discard changed mapped .debug_str")
+	}
+	page := os.Getpagesize()
+	addr := uintptr(unsafe.Pointer(&info[0]))
+	before := mappingRSS(t, addr)
+	f.Discard(info[:len(info)/2])
+	after := mappingRSS(t, addr)
+	whole := (len(info)/2)/page*page - page // the first page may be partly outside
+	if int(before-after) < whole {
+		t.Errorf("discarding half of .debug_info (%d KiB) gave back %d KiB, want at least %d KiB", len(info)>>11, (before-after)>>10, whole>>10)
+	}
+	if i := bytes.IndexFunc(info[page:whole], func(r rune) bool { return r != 0 }); i >= 0 {
+		t.Errorf("discarded .debug_info reads a non-zero byte at %#x", page+i)
+	}
+}

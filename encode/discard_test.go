@@ -1,0 +1,47 @@
+package encode
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/internal/corpus"
+)
+
+// TestCorpusModulesDiscardInfo: a module's relocated .debug_info, given
+// back unit by unit as the units are spliced, is not read afterwards: each
+// corpus module encodes (BTF, every function's facts and instances, every
+// decision) as it does with the copy kept whole. A name still pointing
+// into a discarded page would read as NULs here, and into the copy after
+// the encode (unmapped then) would crash the test.
+func TestCorpusModulesDiscardInfo(t *testing.T) {
+	basePath := corpus.ReferenceFile(t, "amd64.default.btf")
+	base, err := LoadBase(basePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseRaw, err := os.ReadFile(basePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range corpus.Modules() {
+		t.Run(name, func(t *testing.T) {
+			ko := corpus.Module(t, name)
+			opts := Options{Features: features.Default(), Jobs: 2, Base: base, Detail: true}
+			opts.keepInfo = true
+			kept, keptRaw := encodeBytes(t, ko, opts, binary.LittleEndian)
+			opts.keepInfo = false
+			got, gotRaw := encodeBytes(t, ko, opts, binary.LittleEndian)
+			sameBytes(t, gotRaw, keptRaw, baseRaw, "the encode keeping .debug_info")
+			sameDecisions(t, got, kept)
+			if g, w := fmt.Sprintf("%+v", got.Functions), fmt.Sprintf("%+v", kept.Functions); g != w {
+				t.Errorf("function facts differ from the encode keeping .debug_info (%d vs %d bytes printed)", len(g), len(w))
+			}
+			if g, w := fmt.Sprintf("%+v", got.Instances), fmt.Sprintf("%+v", kept.Instances); g != w {
+				t.Errorf("instances differ from the encode keeping .debug_info (%d vs %d bytes printed)", len(g), len(w))
+			}
+		})
+	}
+}
