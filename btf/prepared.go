@@ -18,21 +18,41 @@ import (
 // of the base (dedupSnapshot) is stored too.
 //
 // Layout (little endian; only little-endian hosts and BTF use it): a
-// 96-byte header, the raw BTF, then 8-byte aligned the type offsets
-// (uint32 each), the index slots (uint64 each) and the dedup snapshot
-// (appendSnapshot) to the end.
+// 112-byte header, the dedup snapshot (appendSnapshot), then from rawAt
+// the raw BTF and, 8-byte aligned, the type offsets (uint32 each) and the
+// index slots (uint64 each) to the end.
 //
-//	 0 magic "BTFGPRE\x01"   48 string section start in the raw BTF
-//	 8 format version       56 string section length
-//	16 flags (1: deduped)    64 number of types
-//	24 raw length           72 index slots (a power of two)
-//	32 type section start   80 strings in the index
-//	40 type words           88 CRC-32C of bytes 0-87, offsets and slots
+//	 0 magic "BTFGPRE\x01"   56 string section length
+//	 8 format version       64 number of types
+//	16 flags (1: deduped)    72 index slots (a power of two)
+//	24 raw length           80 strings in the index
+//	32 type section start   88 rawAt
+//	40 type words           96 snapshot length
+//	48 string section start 104 CRC-32C of bytes 0-103, the snapshot,
+//	                            the offsets and the slots
+//
+// The snapshot comes first, and a large base's raw BTF starts on a 2 MiB
+// boundary (rawAlign), because a mapped file is paged in by whole page
+// cache folios, up to 2 MiB here (8 MB readahead): what an encode reads
+// all along (the types, strings, offsets and index) then shares no folio
+// with the snapshot, which is copied once and dropped (LoadPrepared's
+// release), and ends with the file, so no folio maps bytes past it.
 const (
 	preparedMagic   = "BTFGPRE\x01"
-	preparedVersion = 2
-	preparedHeader  = 96
+	preparedVersion = 3
+	preparedHeader  = 112
+	preparedSumAt   = 104
 )
+
+// rawAlign is the alignment of the raw BTF in a prepared base of n raw
+// bytes: 2 MiB, the largest page cache folio, for a kernel's; 8 for a
+// small one, which a folio holds whole anyway.
+func rawAlign(n int) int {
+	if n >= 1<<20 {
+		return 2 << 20
+	}
+	return 8
+}
 
 // ParseBase parses raw BTF without a base, as Parse does, and indexes its
 // strings with a hash stable across processes, so that the result can be
@@ -75,9 +95,13 @@ func MarshalPrepared(t *Types, raw []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	offsAt := align8(preparedHeader + len(raw))
-	slotsAt := align8(offsAt + 4*len(t.offs))
-	out := make([]byte, slotsAt+8*len(s.index.slots))
+	out := make([]byte, preparedHeader, preparedHeader+len(raw)+4*len(t.offs)+8*len(s.index.slots)+rawAlign(len(raw)))
+	out = appendSnapshot(out, snap)
+	snapLen := len(out) - preparedHeader
+	rawAt := alignUp(len(out), rawAlign(len(raw)))
+	offsAt := alignUp(rawAt+len(raw), 8)
+	slotsAt := alignUp(offsAt+4*len(t.offs), 8)
+	out = append(out, make([]byte, slotsAt+8*len(s.index.slots)-len(out))...)
 	copy(out, preparedMagic)
 	le := binary.LittleEndian
 	flags := uint64(0)
@@ -85,29 +109,32 @@ func MarshalPrepared(t *Types, raw []byte) ([]byte, error) {
 		flags = 1
 	}
 	for i, v := range []uint64{preparedVersion, flags, uint64(len(raw)), uint64(h.typeStart), uint64(len(t.words)),
-		uint64(h.strStart), uint64(h.strLen), uint64(len(t.offs)), uint64(len(s.index.slots)), uint64(s.index.n)} {
+		uint64(h.strStart), uint64(h.strLen), uint64(len(t.offs)), uint64(len(s.index.slots)), uint64(s.index.n),
+		uint64(rawAt), uint64(snapLen)} {
 		le.PutUint64(out[8+8*i:], v)
 	}
-	copy(out[preparedHeader:], raw)
+	copy(out[rawAt:], raw)
 	for i, o := range t.offs {
 		le.PutUint32(out[offsAt+4*i:], o)
 	}
 	for i, e := range s.index.slots {
 		le.PutUint64(out[slotsAt+8*i:], e)
 	}
-	out = appendSnapshot(out, snap)
-	le.PutUint32(out[88:], preparedSum(out, offsAt))
+	le.PutUint32(out[preparedSumAt:], preparedSum(out, snapLen, offsAt))
 	return out, nil
 }
 
-// preparedSum is the CRC-32C of the header's fields and of what follows
-// the raw BTF (which is compared whole).
-func preparedSum(data []byte, offsAt int) uint32 {
+// preparedSum is the CRC-32C of the header's fields, the snapshot (snapLen
+// bytes after the header) and what follows the raw BTF from offsAt (the
+// raw BTF is compared whole).
+func preparedSum(data []byte, snapLen, offsAt int) uint32 {
 	tab := crc32.MakeTable(crc32.Castagnoli)
-	return crc32.Update(crc32.Checksum(data[:88], tab), tab, data[offsAt:])
+	sum := crc32.Update(crc32.Checksum(data[:preparedSumAt], tab), tab, data[preparedHeader:preparedHeader+snapLen])
+	return crc32.Update(sum, tab, data[offsAt:])
 }
 
-func align8(n int) int { return (n + 7) &^ 7 }
+// alignUp rounds n up to a multiple of a, a power of two.
+func alignUp(n, a int) int { return (n + a - 1) &^ (a - 1) }
 
 // LoadPrepared returns the types MarshalPrepared stored in data, which must
 // start 8-byte aligned (a mapping does), if raw is the BTF they were
@@ -132,34 +159,37 @@ func LoadPrepared(data, raw []byte, release func([]byte)) (*Types, error) {
 		return nil, bad("not 8-byte aligned")
 	}
 	le := binary.LittleEndian
-	var f [10]uint64
+	var f [12]uint64
 	for i := range f {
 		f[i] = le.Uint64(data[8+8*i:])
 	}
-	version, flags, rawLen, typeStart, typeWords, strStart, strLen, nTypes, nSlots, indexN :=
-		f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9]
+	version, flags, rawLen, typeStart, typeWords, strStart, strLen, nTypes, nSlots, indexN, rawAt, snapLen :=
+		f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11]
 	if version != preparedVersion {
 		return nil, bad("format version %d, want %d", version, preparedVersion)
 	}
-	if rawLen != uint64(len(raw)) || uint64(len(data)) < preparedHeader+rawLen ||
-		!bytes.Equal(data[preparedHeader:preparedHeader+rawLen], raw) {
+	size := uint64(len(data))
+	if snapLen > size || rawAt < preparedHeader+snapLen || rawAt%8 != 0 || rawAt > size {
+		return nil, bad("raw BTF at %d after a snapshot of %d bytes, in %d", rawAt, snapLen, size)
+	}
+	if rawLen != uint64(len(raw)) || size-rawAt < rawLen || !bytes.Equal(data[rawAt:rawAt+rawLen], raw) {
 		return nil, bad("prepared from other BTF")
 	}
-	offsAt := uint64(align8(preparedHeader + len(raw)))
-	if nTypes == 0 || nTypes > rawLen || nSlots < 2 || nSlots > uint64(len(data)) || nSlots&(nSlots-1) != 0 || nSlots < 2*indexN {
+	offsAt := uint64(alignUp(int(rawAt+rawLen), 8))
+	if nTypes == 0 || nTypes > rawLen || nSlots < 2 || nSlots > size || nSlots&(nSlots-1) != 0 || nSlots < 2*indexN {
 		return nil, bad("bad counts")
 	}
-	slotsAt := uint64(align8(int(offsAt + 4*nTypes)))
-	if uint64(len(data)) < slotsAt+8*nSlots {
-		return nil, bad("%d bytes, want at least %d", len(data), slotsAt+8*nSlots)
+	slotsAt := uint64(alignUp(int(offsAt+4*nTypes), 8))
+	if size < slotsAt+8*nSlots {
+		return nil, bad("%d bytes, want at least %d", size, slotsAt+8*nSlots)
 	}
-	if preparedSum(data, int(offsAt)) != le.Uint32(data[88:]) {
+	if preparedSum(data, int(snapLen), int(offsAt)) != le.Uint32(data[preparedSumAt:]) {
 		return nil, bad("checksum mismatch")
 	}
 	if typeStart%4 != 0 || typeWords == 0 || typeStart+4*typeWords > rawLen || strStart+strLen > rawLen || strLen == 0 {
 		return nil, bad("sections outside the BTF")
 	}
-	stored := data[preparedHeader : preparedHeader+rawLen]
+	stored := data[rawAt : rawAt+rawLen]
 	t := &Types{
 		words: unsafe.Slice((*uint32)(unsafe.Pointer(&stored[typeStart])), typeWords),
 		offs:  unsafe.Slice((*uint32)(unsafe.Pointer(&data[offsAt])), nTypes),
@@ -172,7 +202,7 @@ func LoadPrepared(data, raw []byte, release func([]byte)) (*Types, error) {
 	}
 	// The dedup tables are decoded, and checked, by each dedup on the base
 	// (a damaged snapshot makes it prepare the base itself).
-	t.dedupPrep, t.releasePrep = data[slotsAt+8*nSlots:], release
+	t.dedupPrep, t.releasePrep = data[preparedHeader:preparedHeader+snapLen], release
 	t.Strings = &Strings{
 		data:    stored[strStart : strStart+strLen : strStart+strLen],
 		indexed: true,

@@ -78,9 +78,20 @@ func checkPreparedRoundTrip(t *testing.T, raw []byte) {
 
 func TestPreparedRoundTrip(t *testing.T) { checkPreparedRoundTrip(t, smallBase(t)) }
 
-// TestPreparedRoundTripReference: the same on pahole's kernel BTF.
+// TestPreparedRoundTripReference: the same on pahole's kernel BTF, whose
+// raw bytes start on a 2 MiB boundary, after the dedup snapshot, and whose
+// index ends the file (see rawAlign).
 func TestPreparedRoundTripReference(t *testing.T) {
-	checkPreparedRoundTrip(t, readReference(t, "amd64.default.btf"))
+	raw := readReference(t, "amd64.default.btf")
+	checkPreparedRoundTrip(t, raw)
+	parsed, data := prepare(t, raw)
+	rawAt := binary.LittleEndian.Uint64(data[88:])
+	snapLen := binary.LittleEndian.Uint64(data[96:])
+	slotsEnd := alignUp(alignUp(int(rawAt)+len(raw), 8)+4*parsed.Len(), 8) + 8*len(parsed.Strings.index.slots)
+	if rawAt%(2<<20) != 0 || rawAt < preparedHeader+snapLen || slotsEnd != len(data) {
+		t.Errorf("raw BTF at %d after a %d-byte snapshot, index ending at %d of %d bytes; want it 2 MiB aligned, the index last",
+			rawAt, snapLen, slotsEnd, len(data))
+	}
 }
 
 // TestPreparedRejects: a prepared base is refused, with an error and no
@@ -99,17 +110,23 @@ func TestPreparedRejects(t *testing.T) {
 			t.Fatalf("truncated to %d of %d bytes: loaded", n, len(data))
 		}
 	}
-	for at := align8(preparedHeader + len(raw)); at < len(data); at++ { // offsets and index
+	rawAt := int(binary.LittleEndian.Uint64(data[88:]))
+	snapEnd := preparedHeader + int(binary.LittleEndian.Uint64(data[96:]))
+	offsAt := alignUp(rawAt+len(raw), 8)
+	for at := preparedHeader; at < len(data); at++ { // snapshot, offsets and index
+		if at == snapEnd {
+			at = offsAt // past the padding and the raw BTF
+		}
 		bad := bytes.Clone(data)
 		bad[at] ^= 0x40
 		if _, err := LoadPrepared(bad, raw, nil); err == nil {
 			t.Fatalf("byte %d of %d changed: loaded", at, len(data))
 		}
 	}
-	for at := 8; at < 96; at++ { // the header fields
+	for at := 8; at < preparedHeader; at++ { // the header fields
 		bad := bytes.Clone(data)
 		bad[at] ^= 0x10
-		if _, err := LoadPrepared(bad, raw, nil); err == nil && at < 88 {
+		if _, err := LoadPrepared(bad, raw, nil); err == nil && at < preparedSumAt {
 			t.Errorf("header byte %d changed: loaded", at)
 		}
 	}
