@@ -62,7 +62,7 @@ func (d *deduper) primType(id uint32) {
 func (d *deduper) fullEnum(id uint32, w []uint32, h uint64) uint32 {
 	eq := int32(-1)
 	for _, e := range d.enumByContent[contentHash(w)] {
-		if equalWords(w, d.typ(d.table.entries[e].id)) && (eq < 0 || d.table.before(e, eq)) {
+		if equalWords(w, d.typ(d.table.entry(e).id)) && (eq < 0 || d.table.before(e, eq)) {
 			eq = e
 		}
 	}
@@ -70,7 +70,7 @@ func (d *deduper) fullEnum(id uint32, w []uint32, h uint64) uint32 {
 		if eq >= 0 && !d.table.before(f, eq) {
 			continue
 		}
-		if c := d.table.entries[f].id; compatEnum(w, d.typ(c)) {
+		if c := d.table.entry(f).id; compatEnum(w, d.typ(c)) {
 			if d.piped && d.canon[c] != c {
 				d.beUnsure("an enum declaration taken over by a full enum is taken over again")
 			}
@@ -80,7 +80,7 @@ func (d *deduper) fullEnum(id uint32, w []uint32, h uint64) uint32 {
 	if eq < 0 {
 		return id
 	}
-	return d.table.entries[eq].id
+	return d.table.entry(eq).id
 }
 
 // addCand adds canonical type id with words w under hash h to the table and,

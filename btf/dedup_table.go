@@ -17,12 +17,23 @@ package btf
 // O(E-1).)
 //
 // The keys live in an open-addressing table of chain heads.
+//
+// A table may lie over a read-only one (base: a prepared base's tables, in
+// the mapped file, see dedupSnapshot): the base's entries keep their
+// indexes, the table's own are numbered after them, and the table's slots
+// hold only the keys it added to, each chain running on into the base's
+// chain of the same key. A module's dedup on the kernel's prepared base so
+// reads the kernel's 5 MB table in place instead of copying it.
 type candTable struct {
 	slots   []candSlot
 	used    int
-	entries []candEntry
+	entries []candEntry // own entries, numbered from nBase
 
-	// libbpf hashmap emulation: its capacity and number of grows so far.
+	base  *candTable // read-only, or nil
+	nBase int32      // len(base.entries)
+
+	// libbpf hashmap emulation: its capacity and number of grows so far
+	// (the base's entries included).
 	libbpfCap int
 	grows     int
 
@@ -63,6 +74,36 @@ func slotIndex(h uint64, mask int) int {
 	return int((h*11400714819323198485)>>32) & mask
 }
 
+// overlay returns an empty table over base, which is not changed after.
+func overlay(base *candTable) *candTable {
+	t := newCandTable(0)
+	t.base, t.nBase = base, int32(len(base.entries))
+	t.libbpfCap, t.grows = base.libbpfCap, base.grows
+	return t
+}
+
+// entry returns entry e, the base's or an own one.
+func (t *candTable) entry(e int32) *candEntry {
+	if e < t.nBase {
+		return &t.base.entries[e]
+	}
+	return &t.entries[e-t.nBase]
+}
+
+// head returns the newest entry of key h and its slot's id (see candSlot),
+// from the own slots, else the base's; head -1 if h has none.
+func (t *candTable) head(h uint64) (int32, uint32) {
+	if s := &t.slots[t.find(h)]; s.head >= 0 {
+		return s.head, s.id
+	}
+	if t.base != nil {
+		if s := &t.base.slots[t.base.find(h)]; s.head >= 0 {
+			return s.head, s.id
+		}
+	}
+	return -1, 0
+}
+
 // find returns the slot of key h, or the free slot where it would go.
 func (t *candTable) find(h uint64) int {
 	mask := len(t.slots) - 1
@@ -77,7 +118,7 @@ func (t *candTable) find(h uint64) int {
 // the new entry's index.
 func (t *candTable) add(h uint64, id uint32) int32 {
 	// libbpf's hashmap__append grows before inserting when needed.
-	if t.libbpfCap == 0 || (len(t.entries)+1)*4/3 > t.libbpfCap {
+	if t.libbpfCap == 0 || (int(t.nBase)+len(t.entries)+1)*4/3 > t.libbpfCap {
 		if t.libbpfCap == 0 {
 			t.libbpfCap = 4
 		} else {
@@ -92,11 +133,17 @@ func (t *candTable) add(h uint64, id uint32) int32 {
 	if s.head < 0 {
 		s.key = h
 		t.used++
+		if t.base != nil { // the chain runs on into the base's
+			bs := &t.base.slots[t.base.find(h)]
+			s.head = bs.head
+		}
+	}
+	if s.head < 0 {
 		s.id = id
 	} else {
 		s.id = id | multiBit
 	}
-	e := int32(len(t.entries))
+	e := t.nBase + int32(len(t.entries))
 	t.entries = append(t.entries, candEntry{id: id, next: s.head, parity: uint8(t.grows & 1)})
 	s.head = e
 	return e
@@ -119,32 +166,35 @@ func (t *candTable) rehash() {
 // candidates returns the candidates of key h in the order libbpf tries them.
 // The slice is only valid until the next call.
 func (t *candTable) candidates(h uint64) []uint32 {
-	s := &t.slots[t.find(h)]
+	head, id := t.head(h)
 	out := t.scratch[:0]
-	if s.head < 0 {
+	if head < 0 {
 		return out
 	}
-	if s.id&multiBit == 0 { // the common case: one candidate
-		out = append(out, s.id)
+	if id&multiBit == 0 { // the common case: one candidate
+		out = append(out, id)
 		t.scratch = out
 		return out
 	}
-	head, es := s.head, t.entries
 	parity := uint8(t.grows & 1)
 	mixed := false
-	for e := head; e >= 0; e = es[e].next {
-		if es[e].parity == parity {
-			out = append(out, es[e].id)
+	for e := head; e >= 0; {
+		en := t.entry(e)
+		if en.parity == parity {
+			out = append(out, en.id)
 		} else {
 			mixed = true
 		}
+		e = en.next
 	}
 	if mixed {
 		n := len(out)
-		for e := head; e >= 0; e = es[e].next {
-			if es[e].parity != parity {
-				out = append(out, es[e].id)
+		for e := head; e >= 0; {
+			en := t.entry(e)
+			if en.parity != parity {
+				out = append(out, en.id)
 			}
+			e = en.next
 		}
 		// The other parity is listed oldest first.
 		for i, j := n, len(out)-1; i < j; i, j = i+1, j-1 {
@@ -159,7 +209,7 @@ func (t *candTable) candidates(h uint64) []uint32 {
 // candidates lists their key's entries.
 func (t *candTable) before(a, b int32) bool {
 	parity := uint8(t.grows & 1)
-	pa, pb := t.entries[a].parity == parity, t.entries[b].parity == parity
+	pa, pb := t.entry(a).parity == parity, t.entry(b).parity == parity
 	switch {
 	case pa != pb:
 		return pa // the current parity's entries come first

@@ -86,3 +86,48 @@ func TestCandTableOrderMatchesLibbpfHashmap(t *testing.T) {
 		}
 	}
 }
+
+// TestCandTableOverlayMatchesLibbpfHashmap: a table laid over another
+// (overlay), which is not changed after, lists the candidates of every key
+// in the order libbpf's one map holding both tables' insertions does, with
+// entry indexes before() agrees with; keys only the base or only the
+// overlay has included.
+func TestCandTableOverlayMatchesLibbpfHashmap(t *testing.T) {
+	for _, split := range []int{0, 1, 7, 300, 2000} {
+		rng := rand.New(rand.NewPCG(3, uint64(split)))
+		var model libbpfHashmap
+		base := newCandTable(16)
+		keys := []uint64{0, 1, 31, 12345678901234, 1 << 40, 77, 78}
+		entryOf := map[uint32]int32{}
+		for i := range uint32(split) {
+			k := keys[rng.IntN(5)] // the last two keys: overlay only
+			model.append(k, i)
+			entryOf[i] = base.add(k, i)
+		}
+		baseSlots, baseEntries := slices.Clone(base.slots), slices.Clone(base.entries)
+		table := overlay(base)
+		for i := uint32(split); i < 4000; i++ {
+			k := keys[rng.IntN(len(keys))]
+			model.append(k, i)
+			entryOf[i] = table.add(k, i)
+			if i%89 != 0 && i != 3999 {
+				continue
+			}
+			for _, k := range append(keys, 999) {
+				want := model.values(k)
+				got := slices.Clone(table.candidates(k))
+				if !slices.Equal(got, want) {
+					t.Fatalf("base of %d, after %d inserts, key %d: got %v, want %v", split, i+1, k, got, want)
+				}
+				for j := 1; j < len(got); j++ {
+					if !table.before(entryOf[got[j-1]], entryOf[got[j]]) {
+						t.Fatalf("base of %d, after %d inserts, key %d: before() disagrees with the order at %d", split, i+1, k, j)
+					}
+				}
+			}
+		}
+		if !slices.Equal(base.slots, baseSlots) || !slices.Equal(base.entries, baseEntries) {
+			t.Errorf("base of %d: the overlay changed the base table", split)
+		}
+	}
+}
