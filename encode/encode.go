@@ -22,9 +22,13 @@ import (
 type Options struct {
 	Features features.Set
 	Jobs     int // worker goroutines; <= 0 means GOMAXPROCS
-	// Policy decides which functions go in; nil means the default
-	// policies (pahole's rules) with Features.
+	// Policy decides which functions go in; nil means WaitPolicy's, or
+	// without it the default policies (pahole's rules) with Features.
 	Policy *engine.Engine
+	// WaitPolicy, if set and Policy is nil, returns the policy engine; it
+	// is called once the input is decoded, so that a caller can compile
+	// the policies beside the read (engine.Start).
+	WaitPolicy func() (*engine.Engine, error)
 	// Detail keeps every parameter's facts in Functions and every
 	// instance's facts in Instances (for reports and explain).
 	Detail bool
@@ -155,11 +159,9 @@ func Encode(path string, opts Options) (*Result, error) {
 	groups := groupStates(all, states, elf, opts.Features, fo.relocatable)
 	res.Functions = groupFacts(groups, elf, in.SectionName, opts.Detail)
 	lap("facts")
-	pol := opts.Policy
-	if pol == nil {
-		if pol, err = engine.New(context.Background(), engine.Config{Features: opts.Features}); err != nil {
-			return nil, err
-		}
+	pol, err := policyOf(opts)
+	if err != nil {
+		return nil, err
 	}
 	include, extra, err := decideGroups(pol, all, groups, elf, in.SectionName, opts, res)
 	if err != nil {
@@ -330,6 +332,17 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	// the feeder, which closes next and lets the workers return.
 	wg.Wait()
 	return states, datasecs, firstErr
+}
+
+// policyOf returns the engine that decides for an encode with opts.
+func policyOf(opts Options) (*engine.Engine, error) {
+	switch {
+	case opts.Policy != nil:
+		return opts.Policy, nil
+	case opts.WaitPolicy != nil:
+		return opts.WaitPolicy()
+	}
+	return engine.New(context.Background(), engine.Config{Features: opts.Features})
 }
 
 // withPath prefixes err with the input's path unless it is a DWARF decode

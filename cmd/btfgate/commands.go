@@ -42,8 +42,8 @@ func decide(stderr io.Writer, input string, p *policyFlags) (*encode.Result, *se
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := encode.Encode(input, encode.Options{Features: st.features, Jobs: p.jobs,
-		Policy: st.engine, Detail: true, DecideOnly: true})
+	res, err := encodeWith(input, st.policy, encode.Options{Features: st.features, Jobs: p.jobs,
+		Detail: true, DecideOnly: true})
 	return res, st, err
 }
 

@@ -80,7 +80,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	}
 	defer stopProfiles()
 	start := time.Now()
-	opts := encode.Options{Features: st.features, Jobs: fl.jobs, Policy: st.engine, Detail: report != ""}
+	opts := encode.Options{Features: st.features, Jobs: fl.jobs, Detail: report != ""}
 	opts.BasePath = fl.base // loaded beside the input's opening
 	if fl.base != "" {
 		opts.BaseCache = baseCache(fl.cache)
@@ -88,7 +88,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	setMemoryLimit(input, fl.jobs)
 	progress, stopProgress := newProgress(stderr)
 	opts.Progress = progress
-	res, err := encode.Encode(input, opts)
+	res, err := encodeWith(input, st.policy, opts)
 	stopProgress()
 	if err != nil {
 		return err

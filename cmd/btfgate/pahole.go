@@ -263,17 +263,13 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Data, cfg.NoDefault = r.Data, r.NoDefaultPolicies
 	}
-	eng, err := engine.New(contextBackground(), cfg)
-	if err != nil {
-		return err
-	}
-	opts := encode.Options{Features: p.set, Jobs: p.jobs, Policy: eng, LangExclude: p.langExcl}
+	opts := encode.Options{Features: p.set, Jobs: p.jobs, LangExclude: p.langExcl}
 	opts.BasePath = p.base // loaded beside the input's opening
 	if p.base != "" {
 		opts.BaseCache = baseCache("") // $BTFGATE_BASE_CACHE
 	}
 	setMemoryLimit(input, p.jobs)
-	res, err := encode.Encode(input, opts)
+	res, err := encodeWith(input, engine.Start(contextBackground(), cfg), opts)
 	if err != nil {
 		return err
 	}

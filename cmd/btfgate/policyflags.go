@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/btfgate/btfgate/encode"
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/features"
 	"github.com/btfgate/btfgate/rules"
@@ -36,11 +37,12 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 // setup is what the policy flags resolve to.
 type setup struct {
 	features features.Set
-	engine   *engine.Engine
-	rules    *rules.Rules // nil without --rules
+	policy   *engine.Compiling // the engine, compiling beside the read
+	rules    *rules.Rules      // nil without --rules
 }
 
-// resolve reads the rules file and policy modules and compiles the engine.
+// resolve reads the rules file and policy modules and starts compiling the
+// engine.
 func (p *policyFlags) resolve(stderr io.Writer) (*setup, error) {
 	var r *rules.Rules
 	if p.rulesFile != "" {
@@ -82,11 +84,24 @@ func (p *policyFlags) resolve(stderr io.Writer) (*setup, error) {
 		}
 		cfg.Modules = append(cfg.Modules, engine.Module{Name: f, Source: string(src)})
 	}
-	eng, err := engine.New(contextBackground(), cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &setup{features: set, engine: eng, rules: r}, nil
+	return &setup{features: set, policy: engine.Start(contextBackground(), cfg), rules: r}, nil
 }
 
 func contextBackground() context.Context { return context.Background() }
+
+// encodeWith encodes input with the policies policy is compiling, which
+// the encode waits for once it has decoded the input. A policy that does
+// not compile is the error, whatever the encode's: policies were compiled
+// before the input was read, and a user fixing a rule wants to hear of it
+// first.
+func encodeWith(input string, policy *engine.Compiling, opts encode.Options) (*encode.Result, error) {
+	opts.WaitPolicy = policy.Wait
+	res, err := encode.Encode(input, opts)
+	if err != nil {
+		if _, perr := policy.Wait(); perr != nil {
+			return nil, perr
+		}
+		return nil, err
+	}
+	return res, nil
+}
