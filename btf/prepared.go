@@ -141,10 +141,13 @@ func alignUp(n, a int) int { return (n + a - 1) &^ (a - 1) }
 // prepared from. The types alias data, which must stay mapped and
 // unmodified while they and anything taken from them are in use.
 //
-// The dedup tables are copied out of data by each dedup on the types;
-// release, if not nil, is then called with their bytes, which a caller
-// that mapped data can drop from memory (a module's encode would hold the
-// 6 MB of the kernel's tables twice).
+// The dedup tables are read by each dedup on the types (they are checked
+// then, not here: a damaged snapshot makes the dedup prepare the base
+// itself). release, if not nil, is called with their bytes once
+// LoadPrepared has checked the sum over them, and again after each dedup
+// has checked them: a caller that mapped data can drop those pages, read
+// again when needed (the kernel's 6 MB would otherwise stay from the load
+// on, when a module's encode holds the most).
 func LoadPrepared(data, raw []byte, release func([]byte)) (*Types, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("btf: prepared base: "+format, args...)
@@ -203,6 +206,9 @@ func LoadPrepared(data, raw []byte, release func([]byte)) (*Types, error) {
 	// The dedup tables are decoded, and checked, by each dedup on the base
 	// (a damaged snapshot makes it prepare the base itself).
 	t.dedupPrep, t.releasePrep = data[preparedHeader:preparedHeader+snapLen], release
+	if release != nil {
+		release(t.dedupPrep)
+	}
 	t.Strings = &Strings{
 		data:    stored[strStart : strStart+strLen : strStart+strLen],
 		indexed: true,

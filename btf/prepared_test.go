@@ -137,9 +137,10 @@ func TestPreparedRejects(t *testing.T) {
 	}
 }
 
-// TestPreparedReleasesTables: each dedup on a loaded prepared base hands
-// the bytes of the dedup tables it copied to the release function (a
-// mapped cache drops them), and dedups as it does on the base parsed.
+// TestPreparedReleasesTables: LoadPrepared, once it has checked their sum,
+// and each dedup on the loaded base, once it has checked them, hand the
+// bytes of the dedup tables to the release function (a mapped cache drops
+// them); the dedup is the one on the base parsed.
 func TestPreparedReleasesTables(t *testing.T) {
 	raw := smallBase(t)
 	parsed, data := prepare(t, raw)
@@ -147,6 +148,9 @@ func TestPreparedReleasesTables(t *testing.T) {
 	loaded, err := LoadPrepared(data, raw, func(b []byte) { released = append(released, b) })
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(released) != 1 || !bytes.Equal(released[0], loaded.dedupPrep) {
+		t.Fatalf("after the load: release called %d times; want once, with the tables", len(released))
 	}
 	dedupOn := func(base *Types) []byte {
 		t.Helper()
@@ -170,8 +174,8 @@ func TestPreparedReleasesTables(t *testing.T) {
 		if got := dedupOn(loaded); !bytes.Equal(got, want) {
 			t.Errorf("dedup %d on the loaded base: %d bytes, on the parsed one %d, not the same", i, len(got), len(want))
 		}
-		if len(released) != i+1 || !bytes.Equal(released[i], loaded.dedupPrep) || len(released[i]) == 0 {
-			t.Fatalf("after dedup %d: release called %d times; want once per dedup with the %d bytes of the tables", i, len(released), len(loaded.dedupPrep))
+		if len(released) != i+2 || !bytes.Equal(released[i+1], loaded.dedupPrep) || len(released[i+1]) == 0 {
+			t.Fatalf("after dedup %d: release called %d times; want once at the load, then once per dedup, with the %d bytes of the tables", i, len(released), len(loaded.dedupPrep))
 		}
 	}
 }
