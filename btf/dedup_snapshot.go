@@ -33,7 +33,7 @@ func prepareDedup(base *Types) (*dedupSnapshot, error) {
 	if err := d.prep(); err != nil {
 		return nil, err
 	}
-	return &dedupSnapshot{table: *d.table, structTab: *d.structTab,
+	return &dedupSnapshot{table: d.table.packed(), structTab: d.structTab.packed(),
 		enumByContent: d.enumByContent, enumDecls: d.enumDecls}, nil
 }
 
@@ -179,7 +179,7 @@ func readSnapshot(b []byte, nextID uint32) (*dedupSnapshot, error) {
 		nSlots := r.count(16)
 		t.used, t.libbpfCap, t.grows = int(r.u64()), int(r.u64()), int(r.u64())
 		nEntries := r.count(12)
-		if nSlots < 2 || nSlots&(nSlots-1) != 0 || 2*t.used > nSlots || t.libbpfCap < 0 || t.grows < 0 || t.grows > 64 {
+		if nSlots < 2 || nSlots&(nSlots-1) != 0 || 5*t.used > 4*nSlots || t.libbpfCap < 0 || t.grows < 0 || t.grows > 64 {
 			r.fail("bad table sizes")
 		}
 		if r.err != nil {
@@ -203,7 +203,7 @@ func readSnapshot(b []byte, nextID uint32) (*dedupSnapshot, error) {
 				used++
 			}
 		}
-		if used != t.used { // and so at most half the slots: probes end at a free one
+		if used != t.used { // and so at most 4/5 of the slots: probes end at a free one
 			return nil, fmt.Errorf("%d slots used, the header says %d", used, t.used)
 		}
 		for i, e := range t.entries {
