@@ -1,7 +1,7 @@
 package dwarf
 
 import (
-	"bytes"
+	"encoding/binary"
 	"math/bits"
 	"sync"
 )
@@ -17,21 +17,35 @@ type strTable struct {
 
 // strNul returns the NUL bitmap of .debug_str, building it on first use.
 func (d *Data) strNul() []uint64 {
-	d.strs.once.Do(func() {
-		str := d.str
-		nul := make([]uint64, (len(str)+63)/64)
-		for i := 0; i < len(str); {
-			j := bytes.IndexByte(str[i:], 0)
-			if j < 0 {
-				break
-			}
-			p := i + j
-			nul[p>>6] |= 1 << (p & 63)
-			i = p + 1
-		}
-		d.strs.nul = nul
-	})
+	d.strs.once.Do(func() { d.strs.nul = nulBitmap(d.str) })
 	return d.strs.nul
+}
+
+// nulBitmap returns one bit per byte of b, set for the NUL bytes. It reads
+// b eight bytes at a time: a module's .debug_str, whose strings are not
+// merged (2 MB, 131,000 strings for ext4.ko), took 4 ms searched string by
+// string, on the walk's critical path (every worker waits for the first).
+func nulBitmap(b []byte) []uint64 {
+	nul := make([]uint64, (len(b)+63)/64)
+	const low7, lsb = 0x7f7f7f7f7f7f7f7f, 0x0101010101010101
+	whole := len(b) &^ 63
+	for i := 0; i < whole; i += 64 {
+		var w uint64
+		for k := 0; k < 8; k++ {
+			v := binary.LittleEndian.Uint64(b[i+8*k:])
+			// 0x80 in each byte of v that is zero, 0 in the others.
+			z := ^((v&low7 + low7) | v | low7)
+			// Gather the eight flags into one byte, byte j to bit j.
+			w |= ((z >> 7) * 0x0102040810204080 >> 56) << (8 * k)
+		}
+		nul[i>>6] = w
+	}
+	for i := whole; i < len(b); i++ {
+		if b[i] == 0 {
+			nul[i>>6] |= 1 << (i & 63)
+		}
+	}
+	return nul
 }
 
 // strLen returns the length of the NUL-terminated string at off, using the
