@@ -3,7 +3,6 @@ package encode
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/btfgate/btfgate/btfdiff"
@@ -37,16 +36,8 @@ func TestCorpusModuleDeterministicAcrossJobs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("encodes ext4 four times; skipped with -short")
 	}
-	basePath := corpus.ReferenceFile(t, "amd64.default.btf")
+	base, baseRaw := referenceBase(t)
 	ko := corpus.Module(t, "ext4")
-	base, err := LoadBase(basePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	baseRaw, err := os.ReadFile(basePath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	opts := func(jobs int) Options { return Options{Features: features.Default(), Jobs: jobs, Base: base} }
 	first, want := encodeBytes(t, ko, opts(2), binary.LittleEndian)
 	for _, c := range []struct {

@@ -3,7 +3,6 @@ package encode
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/btfgate/btfgate/features"
@@ -17,15 +16,7 @@ import (
 // into a discarded page would read as NULs here, and into the copy after
 // the encode (unmapped then) would crash the test.
 func TestCorpusModulesDiscardInfo(t *testing.T) {
-	basePath := corpus.ReferenceFile(t, "amd64.default.btf")
-	base, err := LoadBase(basePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	baseRaw, err := os.ReadFile(basePath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, baseRaw := referenceBase(t)
 	for _, name := range corpus.Modules() {
 		t.Run(name, func(t *testing.T) {
 			ko := corpus.Module(t, name)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/internal/corpus"
 )
 
 // fixtureDir holds the committed C fixtures (testdata/fixtures/README.md).
@@ -479,4 +480,20 @@ func multisetDiff(a, b map[string]int) (onlyA, onlyB []string) {
 	sort.Strings(onlyA)
 	sort.Strings(onlyB)
 	return onlyA, onlyB
+}
+
+// referenceBase returns pahole's kernel BTF from the reference files,
+// parsed and raw, for split-BTF tests; it skips without ../shared.
+func referenceBase(t *testing.T) (*btf.Types, []byte) {
+	t.Helper()
+	path := corpus.ReferenceFile(t, "amd64.default.btf")
+	base, err := LoadBase(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, raw
 }

@@ -16,15 +16,7 @@ import (
 // the reference vmlinux BTF equals pahole's, by content (spec §5.11, and
 // the ET_REL address quirk of §2.9 h).
 func TestCorpusModulesMatchReference(t *testing.T) {
-	basePath := corpus.ReferenceFile(t, "amd64.default.btf")
-	baseRaw, err := os.ReadFile(basePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := LoadBase(basePath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, baseRaw := referenceBase(t)
 	for _, name := range corpus.Modules() {
 		t.Run(name, func(t *testing.T) {
 			ko := corpus.Module(t, name)
@@ -43,7 +35,7 @@ func TestCorpusModulesMatchReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref, err := btfdiff.Load(corpus.ReferenceFile(t, "modules/"+name+".default.btf"), basePath)
+			ref, err := btfdiff.Load(corpus.ReferenceFile(t, "modules/"+name+".default.btf"), corpus.ReferenceFile(t, "amd64.default.btf"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -27,6 +27,21 @@ func run(t *testing.T, args ...string) (string, string, error) {
 
 const fixture = "../../testdata/fixtures/types.gcc-dwarf5.o"
 
+// truncatedFixture writes the first third of fixture to dir/truncated.o
+// and returns its path.
+func truncatedFixture(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "truncated.o")
+	if err := os.WriteFile(bad, data[:len(data)/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return bad
+}
+
 func TestEncodeFixtureWritesOutputAndSummary(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.btf")
 	_, stderr, err := run(t, "encode", "-o", out, fixture)
@@ -45,15 +60,8 @@ func TestEncodeFixtureWritesOutputAndSummary(t *testing.T) {
 func TestEncodeErrorLeavesNoOutput(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.btf")
-	bad := filepath.Join(dir, "truncated.o")
-	data, err := os.ReadFile(fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bad, data[:len(data)/3], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = run(t, "encode", "-o", out, bad)
+	bad := truncatedFixture(t, dir)
+	_, _, err := run(t, "encode", "-o", out, bad)
 	if err == nil || !strings.Contains(err.Error(), bad) {
 		t.Fatalf("error = %v, want one naming %s", err, bad)
 	}

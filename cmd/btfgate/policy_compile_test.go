@@ -21,14 +21,7 @@ func TestBrokenPolicyReportedFirst(t *testing.T) {
 	if err := os.WriteFile(rules, []byte("policies: ["+pol+"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	badInput := filepath.Join(dir, "truncated.o")
-	data, err := os.ReadFile(fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(badInput, data[:len(data)/3], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	badInput := truncatedFixture(t, dir)
 	out := filepath.Join(dir, "out", "out.btf")
 	if err := os.Mkdir(filepath.Dir(out), 0o755); err != nil {
 		t.Fatal(err)
