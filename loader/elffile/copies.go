@@ -8,7 +8,10 @@ import "unsafe"
 // module's relocated .debug_info, unit by unit as the units are walked),
 // which memory the Go heap holds cannot do.
 func (f *File) newCopy(n int) []byte {
-	b := allocCopy(n)
+	b, mapped := mapCopy(n)
+	if !mapped {
+		return make([]byte, n) // the heap's: Discard leaves it alone
+	}
 	f.copiesMu.Lock()
 	f.copies = append(f.copies, b)
 	f.copiesMu.Unlock()
@@ -16,7 +19,8 @@ func (f *File) newCopy(n int) []byte {
 }
 
 // IsCopy reports whether b lies in a private copy the File made of a
-// section (a relocated one): memory Discard can give back.
+// section (a relocated one) in memory of its own, which Discard can give
+// back.
 func (f *File) IsCopy(b []byte) bool { return f.copyOf(b) != nil }
 
 // copyOf returns the private copy b lies in, or nil.

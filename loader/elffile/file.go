@@ -27,9 +27,8 @@ type File struct {
 	closed bool
 	order  endian
 
-	// copies are the private copies relocated sections were made in,
-	// outside the Go heap where the system allows (see newCopy); Close
-	// releases them.
+	// copies are the private copies relocated sections were made in
+	// outside the Go heap (see newCopy); Close unmaps them.
 	copiesMu sync.Mutex
 	copies   [][]byte
 }
@@ -114,7 +113,7 @@ func (f *File) Close() error {
 	f.data = nil
 	f.copiesMu.Lock()
 	for _, c := range f.copies {
-		freeCopy(c)
+		unmapCopy(c)
 	}
 	f.copies = nil
 	f.copiesMu.Unlock()

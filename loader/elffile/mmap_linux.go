@@ -55,23 +55,18 @@ func dropPages(b []byte) {
 	_ = syscall.Madvise(b[start-p:end-p], syscall.MADV_DONTNEED)
 }
 
-// allocCopy returns n zeroed bytes of an anonymous private mapping, or of
-// the heap if the mapping fails.
-func allocCopy(n int) []byte {
-	if n > 0 {
-		if b, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON); err == nil {
-			return b
-		}
+// mapCopy returns n zeroed bytes of an anonymous private mapping; mapped
+// is false, and b nil, if there is none to be had.
+func mapCopy(n int) (b []byte, mapped bool) {
+	if n <= 0 {
+		return nil, false
 	}
-	return make([]byte, n)
+	b, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	return b, err == nil
 }
 
-// freeCopy releases a copy allocCopy returned.
-func freeCopy(b []byte) {
-	if len(b) > 0 {
-		_ = syscall.Munmap(b) // fails, harmlessly, on a heap fallback
-	}
-}
+// unmapCopy releases a copy mapCopy returned.
+func unmapCopy(b []byte) { _ = syscall.Munmap(b) }
 
 // discardPages gives back the pages wholly inside b, part of an anonymous
 // private mapping: they read as zeros afterwards.
