@@ -48,8 +48,8 @@ func (d *deduper) baseSnapshot() []byte {
 }
 
 // prepFromSnapshot is prep from the base's encoded snapshot: the dedup's
-// tables lie over the snapshot's, which stay where they are. It reports false, leaving d as it was, when the
-// snapshot does not decode.
+// tables lie over the snapshot's, which stay where they are. It reports
+// false, leaving d as it was, when the snapshot does not decode.
 func (d *deduper) prepFromSnapshot(b []byte) bool {
 	s, err := readSnapshot(b, d.start)
 	if release := d.src.Base.releasePrep; release != nil {

@@ -40,8 +40,9 @@ type Types struct {
 	valid int
 
 	// dedupPrep, on a base loaded prepared, is the dedup's prep of it
-	// (appendSnapshot), decoded by each dedup on the base; releasePrep,
-	// if set, is called with it after each decode.
+	// (appendSnapshot), read by each dedup on the base; releasePrep, if
+	// set, is called with it whenever it is not needed for a while (see
+	// LoadPrepared).
 	dedupPrep   []byte
 	releasePrep func([]byte)
 }
