@@ -10,20 +10,21 @@ import (
 // input, unless GOMEMLIMIT is set: the heap then stays near what the encode
 // needs instead of growing to twice its live size between collections. The
 // limit covers the Go heap only; the mapped input adds its resident pages,
-// which the encoder releases as it goes. 48 MiB plus 4/3 of the file size
-// (the corpus kernel, 303 MB: 452 MiB) keeps peak RSS at 0.86x pahole's
+// which the encoder releases as it goes. 48 MiB plus 3/2 of the file size
+// (the corpus kernel, 303 MB: 502 MiB) keeps peak RSS at 0.9x pahole's
 // while the collector leaves the last phases alone: with 9/8 (389 MiB) it
-// ran three times after the decode, marking the whole heap, and facts and
-// policy took 0.13 and 0.30 s instead of 0.04 and 0.25 (the whole encode
-// 7 % longer, RSS 358 instead of 404 MB). A module (ext4.ko, 19 MB: 74 MiB)
-// never reaches it. Each worker beyond two adds 4 MiB for its buffers.
+// ran three times after the decode, marking the whole heap while facts and
+// policy allocate (0.13 and 0.30 s instead of 0.04 and 0.24; RSS 358
+// instead of 420 MB), and with 4/3 once, in the policy phase (0.28-0.34 s).
+// A module (ext4.ko, 19 MB: 77 MiB) never reaches it. Each worker beyond
+// two adds 4 MiB for its buffers.
 func setMemoryLimit(input string, jobs int) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	limit := int64(48 << 20)
 	if st, err := os.Stat(input); err == nil {
-		limit += st.Size() + st.Size()/3
+		limit += st.Size() + st.Size()/2
 	}
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
