@@ -12,10 +12,11 @@ import (
 // limit covers the Go heap only; the mapped input adds its resident pages,
 // which the encoder releases as it goes. 48 MiB plus 3/2 of the file size
 // (the corpus kernel, 303 MB: 502 MiB) keeps peak RSS at 0.9x pahole's
-// while the collector leaves the last phases alone: with 9/8 (389 MiB) it
-// ran three times after the decode, marking the whole heap while facts and
-// policy allocate (0.13 and 0.30 s instead of 0.04 and 0.24; RSS 358
-// instead of 420 MB), and with 4/3 once, in the policy phase (0.28-0.34 s).
+// while the collector mostly leaves the last phases alone: with 9/8 (389
+// MiB) it ran three times after the decode, marking the whole heap while
+// facts and policy allocate (0.13 and 0.30 s instead of 0.04 and 0.24; RSS
+// 358 instead of 420 MB); with 4/3 once, in the policy phase (0.28-0.34
+// s); with 3/2 at most once, sometimes still there.
 // A module (ext4.ko, 19 MB: 77 MiB) never reaches it. Each worker beyond
 // two adds 4 MiB for its buffers.
 func setMemoryLimit(input string, jobs int) {
