@@ -35,8 +35,9 @@ import (
 // boundary (rawAlign), because a mapped file is paged in by whole page
 // cache folios, up to 2 MiB here (8 MB readahead): what an encode reads
 // all along (the types, strings, offsets and index) then shares no folio
-// with the snapshot, which is copied once and dropped (LoadPrepared's
-// release), and ends with the file, so no folio maps bytes past it.
+// with the snapshot, which is dropped from the load to the dedup's start
+// (LoadPrepared's release), and ends with the file, so no folio maps
+// bytes past it.
 const (
 	preparedMagic   = "BTFGPRE\x01"
 	preparedVersion = 3
