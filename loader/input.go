@@ -23,9 +23,10 @@ type Input struct {
 	// ReleaseInfoBefore); for tests that check nothing reads it then.
 	KeepInfo bool
 
-	info     []byte
-	secs     map[string][]byte // the debug sections, for ReleaseDebug
-	released int               // .debug_info before this offset is released
+	info       []byte
+	infoCopied bool              // info is a relocated copy (elffile.File.IsCopy)
+	secs       map[string][]byte // the debug sections, for ReleaseDebug
+	released   int               // .debug_info before this offset is released
 }
 
 // debugSectionNames are the sections the DWARF reader uses.
@@ -88,7 +89,7 @@ func newInput(f *elffile.File) (*Input, error) {
 	f.Release(secs[".debug_info"])
 	return &Input{Path: f.Path, ELF: f, DWARF: d, Units: units,
 		DebugStr: secs[".debug_str"], DebugLineStr: secs[".debug_line_str"], InfoSize: len(secs[".debug_info"]),
-		info: secs[".debug_info"], secs: secs}, nil
+		info: secs[".debug_info"], infoCopied: f.IsCopy(secs[".debug_info"]), secs: secs}, nil
 }
 
 // Close unmaps the file. Strings taken from the input are invalid afterwards.
@@ -116,12 +117,11 @@ func (in *Input) ReleaseInfoBefore(off uint64) {
 	if off > uint64(len(in.info)) {
 		off = uint64(len(in.info))
 	}
-	copied := in.ELF.IsCopy(in.info)
-	if copied && in.KeepInfo {
+	if in.infoCopied && in.KeepInfo {
 		return
 	}
 	batch := releaseBatch
-	if copied {
+	if in.infoCopied {
 		batch = discardBatch
 	}
 	if int(off) < in.released+batch {
@@ -130,7 +130,7 @@ func (in *Input) ReleaseInfoBefore(off uint64) {
 	// Start a page early: the page holding the last call's end was partly
 	// in use then, so Release (whole pages only) kept it.
 	from := max(in.released-pageSize, 0)
-	if copied {
+	if in.infoCopied {
 		in.ELF.Discard(in.info[from:off])
 	} else {
 		in.ELF.Release(in.info[from:off])
@@ -157,7 +157,7 @@ const pageSize = 64 << 10
 // .debug_info (see ReleaseInfoBefore), whose relocated copy is discarded.
 func (in *Input) ReleaseDebug() {
 	for name, b := range in.secs {
-		if name == ".debug_info" && in.ELF.IsCopy(b) {
+		if name == ".debug_info" && in.infoCopied {
 			if !in.KeepInfo {
 				in.ELF.Discard(b)
 			}
