@@ -96,8 +96,7 @@ func MarshalPrepared(t *Types, raw []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, preparedHeader, preparedHeader+len(raw)+4*len(t.offs)+8*len(s.index.slots)+rawAlign(len(raw)))
-	out = appendSnapshot(out, snap)
+	out := appendSnapshot(make([]byte, preparedHeader), snap)
 	snapLen := len(out) - preparedHeader
 	rawAt := alignUp(len(out), rawAlign(len(raw)))
 	offsAt := alignUp(rawAt+len(raw), 8)

@@ -129,7 +129,7 @@ func CollectElfFuncs(syms []elffile.Symbol) *ElfFuncs {
 		if j < len(all) {
 			f.Ambiguous = ambiguous(f.Syms)
 		}
-		t.Funcs = add(t.Funcs, f)
+		t.Funcs = append(t.Funcs, f)
 		i = j
 	}
 	t.byName = make(map[string]int32, len(t.Funcs))
