@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -11,56 +12,55 @@ import (
 
 // startProfiles starts the profiles the developer flags ask for: a CPU
 // profile, a heap profile of every allocation (written when the returned
-// function runs) and an execution trace. Empty names are skipped.
-func startProfiles(cpu, mem, tr string) (stop func() error, err error) {
+// function runs) and an execution trace. Empty names are skipped. When one
+// cannot start, those started before it are stopped and its error returned.
+func startProfiles(cpu, mem, tr string) (func() error, error) {
 	var stops []func() error
-	stop = func() error {
+	stopAll := func() error {
 		var errs []error
 		for i := len(stops) - 1; i >= 0; i-- {
 			errs = append(errs, stops[i]())
 		}
 		return errors.Join(errs...)
 	}
-	defer func() {
-		if err != nil {
-			stop()
+	// startTo creates path for flag and starts writing a profile to it;
+	// finish ends the profile before the file is closed.
+	startTo := func(flag, path string, start, finish func(io.Writer) error) error {
+		if path == "" {
+			return nil
 		}
-	}()
-	if cpu != "" {
-		f, err := os.Create(cpu)
+		f, err := os.Create(path)
 		if err != nil {
-			return nil, fmt.Errorf("--cpuprofile: %w", err)
+			return fmt.Errorf("%s: %w", flag, err)
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
+		if err := start(f); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("--cpuprofile: %w", err)
+			return fmt.Errorf("%s: %w", flag, err)
 		}
-		stops = append(stops, func() error { pprof.StopCPUProfile(); return f.Close() })
+		stops = append(stops, func() error { return errors.Join(finish(f), f.Close()) })
+		return nil
 	}
-	if mem != "" {
-		f, err := os.Create(mem)
-		if err != nil {
-			return nil, fmt.Errorf("--memprofile: %w", err)
-		}
-		old := runtime.MemProfileRate
-		runtime.MemProfileRate = 1
-		stops = append(stops, func() error {
-			runtime.GC() // the profile is as of the last collection
-			werr := pprof.Lookup("allocs").WriteTo(f, 0)
-			runtime.MemProfileRate = old
-			return errors.Join(werr, f.Close())
-		})
+	oldRate := runtime.MemProfileRate
+	startMem := func(io.Writer) error { runtime.MemProfileRate = 1; return nil }
+	finishMem := func(w io.Writer) error {
+		runtime.GC() // the profile is as of the last collection
+		defer func() { runtime.MemProfileRate = oldRate }()
+		return pprof.Lookup("allocs").WriteTo(w, 0)
 	}
-	if tr != "" {
-		f, err := os.Create(tr)
-		if err != nil {
-			return nil, fmt.Errorf("--trace: %w", err)
+	finishCPU := func(io.Writer) error { pprof.StopCPUProfile(); return nil }
+	finishTrace := func(io.Writer) error { trace.Stop(); return nil }
+	for _, p := range []struct {
+		flag, path    string
+		start, finish func(io.Writer) error
+	}{
+		{"--cpuprofile", cpu, pprof.StartCPUProfile, finishCPU},
+		{"--memprofile", mem, startMem, finishMem},
+		{"--trace", tr, trace.Start, finishTrace},
+	} {
+		if err := startTo(p.flag, p.path, p.start, p.finish); err != nil {
+			stopAll()
+			return nil, err
 		}
-		if err := trace.Start(f); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("--trace: %w", err)
-		}
-		stops = append(stops, func() error { trace.Stop(); return f.Close() })
 	}
-	return stop, nil
+	return stopAll, nil
 }
