@@ -1,12 +1,20 @@
-// Package elfedit adds or replaces non-allocated sections (.BTF,
-// .BTF.base) in an ELF file, in pure Go, the way "objcopy --add-section" or
-// pahole's in-place update does, and writes the result atomically.
+// Package elfedit adds or replaces sections (.BTF, .BTF.base) in an ELF
+// file, in pure Go, the way "objcopy --add-section" or pahole's in-place
+// update does, and writes the result atomically.
 //
 // The new data and a new section header table go at the end of the file;
 // the old header table and replaced section data stay behind as unused
-// bytes, so no offset of any other section or segment moves. A section
-// that is allocated (SHF_ALLOC, part of the loaded image) cannot be
-// replaced this way without relinking, and is refused with an error.
+// bytes, so no offset of any other section or segment moves and every
+// other byte of the file keeps its meaning.
+//
+// A replaced section keeps its flags and address. ld.lld keeps an empty
+// output section for the kernel linker script's .BTF (it assigns
+// __start_BTF/__stop_BTF), so the file kbuild hands to "pahole -J" has an
+// allocated, empty .BTF. Such a section is replaced like any other: its
+// new data lies outside the loaded segments, the program headers still
+// describe the image the linker made, and the section's contents are what
+// kbuild's "objcopy --only-section=.BTF" then takes out. A section of type
+// SHT_NOBITS (no file data) becomes SHT_PROGBITS, so its data is readable.
 package elfedit
 
 import (
@@ -26,7 +34,7 @@ type Section struct {
 
 const (
 	shtProgbits  = 1
-	shfAlloc     = 0x2
+	shtNobits    = 8
 	shnLoreserve = 0xff00
 	shnXindex    = 0xffff
 )
@@ -45,7 +53,7 @@ type image struct {
 }
 
 // SetSections writes path with each of secs added (or, if a section of
-// that name exists and is not allocated, replaced).
+// that name exists, replaced).
 func SetSections(path string, secs ...Section) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -83,8 +91,8 @@ func Edit(path string, data []byte, secs ...Section) ([]byte, error) {
 				break
 			}
 		}
-		if idx >= 0 && im.flags(idx)&shfAlloc != 0 {
-			return nil, fmt.Errorf("%s: section %s is allocated (part of a loaded segment): it cannot be replaced without relinking", path, s.Name)
+		if idx >= 0 && im.typ(idx) == shtNobits {
+			im.put32(im.headers[idx], 4, shtProgbits)
 		}
 		off := align(uint64(out.Len()), 8)
 		out.Write(make([]byte, off-uint64(out.Len())))
@@ -181,7 +189,7 @@ func parse(path string, data []byte) (*image, error) {
 	return im, nil
 }
 
-// field reads a section header field (fFlags, fOffset, fSize, fAlign) of h.
+// field reads a section header field (fOffset, fSize, fAlign) of h.
 func (im *image) field(h []byte, which int) uint64 {
 	off, size := im.fieldPos(which)
 	if size == 4 {
@@ -201,8 +209,7 @@ func (im *image) setField(h []byte, which int, v uint64) {
 
 // Section header fields elfedit reads or writes.
 const (
-	fFlags = iota
-	fOffset
+	fOffset = iota
 	fSize
 	fAlign
 )
@@ -211,8 +218,6 @@ const (
 func (im *image) fieldPos(which int) (int, int) {
 	if im.is64 {
 		switch which {
-		case fFlags:
-			return 8, 8
 		case fOffset:
 			return 24, 8
 		case fSize:
@@ -222,8 +227,6 @@ func (im *image) fieldPos(which int) (int, int) {
 		}
 	}
 	switch which {
-	case fFlags:
-		return 8, 4
 	case fOffset:
 		return 16, 4
 	case fSize:
@@ -242,7 +245,7 @@ func (im *image) linkOff() int {
 
 func (im *image) put32(h []byte, off int, v uint32) { im.order.PutUint32(h[off:], v) }
 
-func (im *image) flags(i int) uint64 { return im.field(im.headers[i], fFlags) }
+func (im *image) typ(i int) uint32 { return im.order.Uint32(im.headers[i][4:]) }
 
 func (im *image) setAlign(i int, a uint64) { im.setField(im.headers[i], fAlign, a) }
 
