@@ -1,6 +1,7 @@
 // Package elfedit adds or replaces sections (.BTF, .BTF.base) in an ELF
-// file, in pure Go, the way "objcopy --add-section" or pahole's in-place
-// update does, and writes the result atomically.
+// file image, in pure Go, the way "objcopy --add-section" or pahole's
+// in-place update does; writing the result is the caller's
+// (internal/outputs).
 //
 // The new data and a new section header table go at the end of the file;
 // the old header table and replaced section data stay behind as unused
@@ -21,9 +22,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
-
-	"github.com/btfgate/btfgate/internal/atomicfile"
 )
 
 // Section is a section to add or replace.
@@ -50,24 +48,6 @@ type image struct {
 	shnum    uint64
 	shstrndx uint64
 	headers  [][]byte // copies of the section headers
-}
-
-// SetSections writes path with each of secs added (or, if a section of
-// that name exists, replaced).
-func SetSections(path string, secs ...Section) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	out, err := Edit(path, data, secs...)
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, out, st.Mode().Perm())
 }
 
 // Edit returns a copy of the ELF image data (named path in errors) with

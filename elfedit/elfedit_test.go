@@ -50,7 +50,7 @@ func TestAddThenReplace(t *testing.T) {
 				t.Fatal(err)
 			}
 			one := []byte("first BTF payload")
-			if err := SetSections(p, Section{".BTF", one}, Section{".BTF.base", []byte("base")}); err != nil {
+			if err := setSections(p, Section{".BTF", one}, Section{".BTF.base", []byte("base")}); err != nil {
 				t.Fatal(err)
 			}
 			got, sec := readSection(t, p, ".BTF")
@@ -78,7 +78,7 @@ func TestAddThenReplace(t *testing.T) {
 				}
 			}
 			two := bytes.Repeat([]byte("x"), 1000)
-			if err := SetSections(p, Section{".BTF", two}); err != nil {
+			if err := setSections(p, Section{".BTF", two}); err != nil {
 				t.Fatal(err)
 			}
 			if got, _ := readSection(t, p, ".BTF"); !bytes.Equal(got, two) {
@@ -133,7 +133,7 @@ func TestReplacesAllocatedEmptySection(t *testing.T) {
 			if err := os.WriteFile(p, in, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := SetSections(p, Section{".BTF", payload}); err != nil {
+			if err := setSections(p, Section{".BTF", payload}); err != nil {
 				t.Fatalf("SetSections: %v", err)
 			}
 			got, s := readSection(t, p, ".BTF")
@@ -220,10 +220,27 @@ func assertOthersUnchanged(t *testing.T, orig []byte, path string) {
 func TestNotELF(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x")
 	os.WriteFile(p, []byte("hello, this is not an ELF file at all.................................."), 0o644)
-	if err := SetSections(p, Section{".BTF", nil}); err == nil {
+	if err := setSections(p, Section{".BTF", nil}); err == nil {
 		t.Fatal("accepted a non-ELF file")
 	}
 	if b, _ := os.ReadFile(p); !bytes.HasPrefix(b, []byte("hello")) {
 		t.Error("the input was modified on failure")
 	}
+}
+
+// setSections rewrites the file at path with secs added or replaced.
+func setSections(path string, secs ...Section) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	out, err := Edit(path, data, secs...)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, out, st.Mode().Perm())
 }

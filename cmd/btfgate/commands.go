@@ -14,7 +14,7 @@ import (
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/facts"
 	"github.com/btfgate/btfgate/features"
-	"github.com/btfgate/btfgate/internal/atomicfile"
+	"github.com/btfgate/btfgate/internal/outputs"
 )
 
 func newFeaturesCmd() *cobra.Command {
@@ -60,6 +60,13 @@ shaped like the policies' input ({"features": ..., "functions": {ID: ...}}),
 ready for "opa eval -i FILE -d policies/ data.btfgate.decision.result".`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			outs := outputs.New(p.inputFiles(args[0])...)
+			defer outs.Abort()
+			if output != "" && output != "-" {
+				if err := outs.Add("-o", output); err != nil {
+					return err
+				}
+			}
 			res, st, err := decide(cmd.ErrOrStderr(), args[0], &p)
 			if err != nil {
 				return err
@@ -93,7 +100,10 @@ ready for "opa eval -i FILE -d policies/ data.btfgate.decision.result".`,
 				_, err := io.WriteString(cmd.OutOrStdout(), b.String())
 				return err
 			}
-			return atomicfile.WriteFile(output, []byte(b.String()), 0o644)
+			if err := outs.Write(output, []byte(b.String()), 0o644); err != nil {
+				return err
+			}
+			return outs.Commit()
 		},
 	}
 	p.register(cmd.Flags())

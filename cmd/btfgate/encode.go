@@ -10,7 +10,7 @@ import (
 
 	"github.com/btfgate/btfgate/elfedit"
 	"github.com/btfgate/btfgate/encode"
-	"github.com/btfgate/btfgate/internal/atomicfile"
+	"github.com/btfgate/btfgate/internal/outputs"
 )
 
 type encodeFlags struct {
@@ -74,7 +74,28 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	if output == "" {
 		return fmt.Errorf("no output: give -o OUT.btf (or output.btf in the rules file)")
 	}
-	stopProfiles, err := startProfiles(fl.cpuProf, fl.memProf, fl.trace)
+	outs := outputs.New(fl.inputFiles(input, fl.base)...)
+	defer outs.Abort() // nothing after Commit
+	stopSignals := outs.CatchSignals()
+	defer stopSignals()
+	if fl.elf && sameFile(output, input) {
+		err = outs.AddInPlace(output)
+	} else {
+		err = outs.Add("-o", output)
+	}
+	if err != nil {
+		return err
+	}
+	for _, o := range [][2]string{{"--report", report}, {"--cpuprofile", fl.cpuProf}, {"--memprofile", fl.memProf}, {"--trace", fl.trace}} {
+		if o[1] == "" {
+			continue
+		}
+		if err := outs.Add(o[0], o[1]); err != nil {
+			return err
+		}
+	}
+	stopProfiles, err := startProfiles(func(p string) (io.Writer, error) { return outs.Create(p, 0o644) },
+		fl.cpuProf, fl.memProf, fl.trace)
 	if err != nil {
 		return err
 	}
@@ -99,15 +120,21 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 		return fmt.Errorf("%s: marshal: %w", input, err)
 	}
 	if report != "" {
-		if err := writeReport(report, res); err != nil {
+		if err := writeReport(outs, report, res); err != nil {
 			return err
 		}
 	}
 	if fl.elf {
-		if err := writeELF(input, output, res, st.features.DistilledBase, st.features.Layout); err != nil {
+		if err := writeELF(outs, input, output, res, st.features.DistilledBase, st.features.Layout); err != nil {
 			return err
 		}
-	} else if err := atomicfile.WriteFile(output, raw, 0o644); err != nil {
+	} else if err := outs.Write(output, raw, 0o644); err != nil {
+		return err
+	}
+	if err := stopProfiles(); err != nil {
+		return err
+	}
+	if err := outs.Commit(); err != nil {
 		return err
 	}
 	res.Phases = append(res.Phases, encode.Phase{Name: "write", Duration: time.Since(t0)})
@@ -155,8 +182,8 @@ func writeVerbose(w io.Writer, res *encode.Result) {
 	}
 }
 
-// writeELF writes output as a copy of input with the BTF sections added.
-func writeELF(input, output string, res *encode.Result, distilled, layout bool) error {
+// writeELF stages output as a copy of input with the BTF sections added.
+func writeELF(outs *outputs.Set, input, output string, res *encode.Result, distilled, layout bool) error {
 	secs, err := btfSections(res, distilled, layout)
 	if err != nil {
 		return fmt.Errorf("%s: %w", input, err)
@@ -173,5 +200,12 @@ func writeELF(input, output string, res *encode.Result, distilled, layout bool) 
 	if st, err := os.Stat(input); err == nil {
 		mode = st.Mode().Perm()
 	}
-	return atomicfile.WriteFile(output, out, mode)
+	return outs.Write(output, out, mode)
+}
+
+// sameFile reports whether a and b name one existing file.
+func sameFile(a, b string) bool {
+	x, err1 := os.Stat(a)
+	y, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(x, y)
 }

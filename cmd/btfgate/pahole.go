@@ -17,7 +17,7 @@ import (
 	"github.com/btfgate/btfgate/encode"
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/features"
-	"github.com/btfgate/btfgate/internal/atomicfile"
+	"github.com/btfgate/btfgate/internal/outputs"
 	"github.com/btfgate/btfgate/rules"
 )
 
@@ -263,6 +263,17 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Data, cfg.NoDefault = r.Data, r.NoDefaultPolicies
 	}
+	outs := outputs.New(input, p.base, p.rulesFile)
+	defer outs.Abort()
+	stopSignals := outs.CatchSignals()
+	defer stopSignals()
+	if p.detached != "" {
+		if err := outs.Add("--btf_encode_detached", p.detached); err != nil {
+			return err
+		}
+	} else if err := outs.AddInPlace(input); err != nil {
+		return err
+	}
 	opts := encode.Options{Features: p.set, Jobs: p.jobs, LangExclude: p.langExcl}
 	opts.BasePath = p.base // loaded beside the input's opening
 	if p.base != "" {
@@ -286,13 +297,27 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: marshal: %w", input, err)
 		}
-		return atomicfile.WriteFile(p.detached, raw, 0o640)
+		if err := outs.Write(p.detached, raw, 0o640); err != nil {
+			return err
+		}
+		return outs.Commit()
 	}
 	secs, err := btfSections(res, p.set.DistilledBase, p.set.Layout)
 	if err != nil {
 		return fmt.Errorf("%s: %w", input, err)
 	}
-	return elfedit.SetSections(input, secs...)
+	data, err := os.ReadFile(input)
+	if err != nil {
+		return err
+	}
+	edited, err := elfedit.Edit(input, data, secs...)
+	if err != nil {
+		return err
+	}
+	if err := outs.Write(input, edited, 0); err != nil {
+		return err
+	}
+	return outs.Commit()
 }
 
 // btfSections is what goes into an ELF file: .BTF, and for split BTF with

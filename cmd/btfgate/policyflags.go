@@ -34,6 +34,15 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.IntVarP(&p.jobs, "jobs", "j", 0, "worker goroutines (0: one per CPU); the output does not depend on it")
 }
 
+// inputFiles are the files a command with these flags reads: input, the
+// extra ones given (a base), the rules file and the policy paths; outputs
+// must be none of them.
+func (p *policyFlags) inputFiles(input string, extra ...string) []string {
+	files := append([]string{input}, extra...)
+	files = append(files, p.rulesFile)
+	return append(files, p.policies...)
+}
+
 // setup is what the policy flags resolve to.
 type setup struct {
 	features features.Set
@@ -44,6 +53,9 @@ type setup struct {
 // resolve reads the rules file and policy modules and starts compiling the
 // engine.
 func (p *policyFlags) resolve(stderr io.Writer) (*setup, error) {
+	if p.jobs < 0 {
+		return nil, fmt.Errorf("-j %d: want 0 (one per CPU) or more", p.jobs)
+	}
 	var r *rules.Rules
 	if p.rulesFile != "" {
 		var err error

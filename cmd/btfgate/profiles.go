@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
@@ -12,15 +11,18 @@ import (
 
 // startProfiles starts the profiles the developer flags ask for: a CPU
 // profile, a heap profile of every allocation (written when the returned
-// function runs) and an execution trace. Empty names are skipped. When one
-// cannot start, those started before it are stopped and its error returned.
-func startProfiles(cpu, mem, tr string) (func() error, error) {
+// function runs) and an execution trace, each into the file create gives
+// for its path. Empty names are skipped. When one cannot start, those
+// started before it are stopped and its error returned. The returned
+// function stops them all; calls after the first do nothing.
+func startProfiles(create func(path string) (io.Writer, error), cpu, mem, tr string) (func() error, error) {
 	var stops []func() error
 	stopAll := func() error {
 		var errs []error
 		for i := len(stops) - 1; i >= 0; i-- {
 			errs = append(errs, stops[i]())
 		}
+		stops = nil
 		return errors.Join(errs...)
 	}
 	// startTo creates path for flag and starts writing a profile to it;
@@ -29,15 +31,14 @@ func startProfiles(cpu, mem, tr string) (func() error, error) {
 		if path == "" {
 			return nil
 		}
-		f, err := os.Create(path)
+		f, err := create(path)
 		if err != nil {
 			return fmt.Errorf("%s: %w", flag, err)
 		}
 		if err := start(f); err != nil {
-			f.Close()
 			return fmt.Errorf("%s: %w", flag, err)
 		}
-		stops = append(stops, func() error { return errors.Join(finish(f), f.Close()) })
+		stops = append(stops, func() error { return finish(f) })
 		return nil
 	}
 	oldRate := runtime.MemProfileRate

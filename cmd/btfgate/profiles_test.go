@@ -16,9 +16,9 @@ func TestProfileFlagErrors(t *testing.T) {
 	cpu := filepath.Join(dir, "cpu.prof")
 	missing := filepath.Join(dir, "no", "such", "dir")
 	for _, c := range []struct{ flag, want string }{
-		{"--memprofile", "--memprofile: "},
-		{"--trace", "--trace: "},
-		{"--cpuprofile", "--cpuprofile: "},
+		{"--memprofile", "--memprofile " + missing},
+		{"--trace", "--trace " + missing},
+		{"--cpuprofile", "--cpuprofile " + missing},
 	} {
 		args := []string{"encode", "-o", out, fixture, c.flag, filepath.Join(missing, "x")}
 		if c.flag != "--cpuprofile" {
@@ -28,8 +28,10 @@ func TestProfileFlagErrors(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s in a missing directory: error %v, want one starting %q", c.flag, err, c.want)
 		}
-		if _, err := os.Stat(out); err == nil {
-			t.Errorf("%s in a missing directory: %s written", c.flag, out)
+		for _, p := range []string{out, cpu} {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("%s in a missing directory: %s written", c.flag, p)
+			}
 		}
 	}
 

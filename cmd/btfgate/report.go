@@ -9,7 +9,7 @@ import (
 	"github.com/btfgate/btfgate/encode"
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/facts"
-	"github.com/btfgate/btfgate/internal/atomicfile"
+	"github.com/btfgate/btfgate/internal/outputs"
 )
 
 // reportLine is one line of the decision report: a function group, what
@@ -70,8 +70,8 @@ func reasons(rs []engine.Reason) []reasonJSON {
 	return out
 }
 
-// writeReport writes the NDJSON decision report atomically.
-func writeReport(path string, res *encode.Result) error {
+// writeReport stages the NDJSON decision report in outs.
+func writeReport(outs *outputs.Set, path string, res *encode.Result) error {
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
 	enc := json.NewEncoder(w)
@@ -83,5 +83,5 @@ func writeReport(path string, res *encode.Result) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, buf.Bytes(), 0o644)
+	return outs.Write(path, buf.Bytes(), 0o644)
 }

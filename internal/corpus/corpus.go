@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -188,4 +189,21 @@ func decompress(src, dst string) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), dst)
+}
+
+// ReferencePahole returns the path of the reference pahole 1.31 in
+// shared/tools/pahole-1.31/, the oracle for differential tests. It skips
+// the test when the tool is absent or cannot run (it needs Debian's libdw1
+// and libelf1).
+func ReferencePahole(tb testing.TB) string {
+	tb.Helper()
+	d, err := SharedDir()
+	if err != nil {
+		tb.Skipf("reference pahole unavailable: %v", err)
+	}
+	p := filepath.Join(d, "tools", "pahole-1.31", "pahole")
+	if out, err := exec.Command(p, "--version").Output(); err != nil || string(out) != "v1.31\n" {
+		tb.Skipf("reference pahole %s cannot run (%v, %q): apt-get install libdw1 libelf1", p, err, out)
+	}
+	return p
 }
