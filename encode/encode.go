@@ -21,7 +21,7 @@ import (
 // Options configure an encode.
 type Options struct {
 	Features features.Set
-	Jobs     int // worker goroutines; <= 0 means GOMAXPROCS
+	Jobs     int // worker goroutines; <= 0 means GOMAXPROCS, clamped to 4 per CPU
 	// Policy decides which functions go in; nil means WaitPolicy's, or
 	// without it the default policies (pahole's rules) with Features.
 	Policy *engine.Engine
@@ -96,6 +96,7 @@ type Phase struct {
 
 // Encode reads path and returns its deduplicated BTF.
 func Encode(path string, opts Options) (*Result, error) {
+	opts.Jobs = workers(opts.Jobs)
 	res := &Result{}
 	clock := time.Now()
 	lap := func(name string) {
@@ -187,6 +188,9 @@ func Encode(path string, opts Options) (*Result, error) {
 	res.Overlapped = append(res.Overlapped, Phase{"dedup passes beside decode", pipe.busy})
 	res.Types = deduped
 	lap("dedup")
+	if err := validateOutput(path, res); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
