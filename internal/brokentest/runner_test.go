@@ -34,7 +34,7 @@ type brokenCase struct {
 
 // placeRE matches the part of an error message that says where the
 // problem is: an offset, a section, a unit, a DIE.
-var placeRE = regexp.MustCompile(`offset 0x[0-9a-f]+|section |\.debug_[a-z_]+|\.symtab|\.BTF_ids|CU \d+|unit \d+|DIE 0x[0-9a-f]+|\+0x[0-9a-f]+|line \d+|:\d+:|type \d+`)
+var placeRE = regexp.MustCompile(`offset 0x[0-9a-f]+|section |\.debug_[a-z_]+|\.symtab|\.BTF_ids|CU \d+|unit \d+|DIE 0x[0-9a-f]+|\+0x[0-9a-f]+|line \d+|:\d+:|type \d+|type \[\d+\]`)
 
 // encodeResult is the outcome of one in-process encode.
 type encodeResult struct {

@@ -86,17 +86,18 @@ func synthCases() []synthCase {
 		cs = append(cs, synthCase{name: name, mustFail: must, build: build})
 	}
 
-	// Cyclic references.
-	add("typedef-self", false, func() []*die {
+	// Cyclic references: BTF the kernel refuses ("Loop detected"), so the
+	// encode must fail naming the type (btf.Types.Validate).
+	add("typedef-self", true, func() []*die {
 		return []*die{intType(), selfRef(d(dwarf.TagTypedef, []dattr{aName("loop_t")}))}
 	})
-	add("const-volatile-cycle", false, func() []*die {
+	add("const-volatile-cycle", true, func() []*die {
 		c := d(dwarf.TagConstType, nil)
 		v := d(dwarf.TagVolatileType, []dattr{aType(c)})
 		c.attrs = append(c.attrs, aType(v))
 		return []*die{c, v}
 	})
-	add("typedef-chain-cycle-3", false, func() []*die {
+	add("typedef-chain-cycle-3", true, func() []*die {
 		a := d(dwarf.TagTypedef, []dattr{aName("a_t")})
 		b := d(dwarf.TagTypedef, []dattr{aName("b_t"), aType(a)})
 		c := d(dwarf.TagTypedef, []dattr{aName("c_t"), aType(b)})
@@ -105,13 +106,13 @@ func synthCases() []synthCase {
 			aExpr(dwarf.AttrLocation, 0x03, 0x00, 0x50, 0, 0, 0, 0, 0, 0)}) // DW_OP_addr base_bool
 		return []*die{a, b, c, v, function("fn_driver", a, param("x", b))}
 	})
-	add("pointer-self", false, func() []*die { return []*die{selfRef(d(dwarf.TagPointerType, nil))} })
-	add("array-of-itself", false, func() []*die {
+	add("pointer-self", true, func() []*die { return []*die{selfRef(d(dwarf.TagPointerType, nil))} })
+	add("array-of-itself", true, func() []*die {
 		a := arrayOf(nil, subrange(dwarf.AttrUpperBound, dwarf.FormData1, 3))
 		a.attrs = []dattr{aType(a)}
 		return []*die{a}
 	})
-	add("struct-member-self", false, func() []*die {
+	add("struct-member-self", true, func() []*die {
 		s := structOf("s", 8)
 		s.kids = []*die{member("a", s, 0), member("b", s, 0), member("c", s, 4)}
 		return []*die{intType(), s}

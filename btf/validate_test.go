@@ -1,0 +1,114 @@
+package btf
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/btfgate/btfgate/internal/corpus"
+)
+
+// TestValidateAcceptsReferences: what pahole wrote for the corpus kernel
+// (which the kernel loads) passes, for vmlinux and each module's split BTF.
+func TestValidateAcceptsReferences(t *testing.T) {
+	base := parseReference(t, "amd64.default.btf", nil)
+	if w, err := base.Validate(); err != nil || len(w) != 0 {
+		t.Errorf("amd64.default.btf: %v %v", w, err)
+	}
+	w, err := parseReference(t, "amd64.all.btf", nil).Validate()
+	if err != nil {
+		t.Errorf("amd64.all.btf: %v", err)
+	}
+	// pahole's global_var repeats variables defined in two units.
+	if len(w) == 0 || !strings.Contains(w[0], "repeats") {
+		t.Errorf("amd64.all.btf: warnings %q, want the repeated DATASEC entries", w)
+	}
+	t.Logf("amd64.all.btf: %d repeated DATASEC entries, e.g. %s", len(w), w[0])
+	for _, m := range corpus.Modules() {
+		if w, err := parseReference(t, "modules/"+m+".default.btf", base).Validate(); err != nil || len(w) != 0 {
+			t.Errorf("%s: %v %v", m, w, err)
+		}
+	}
+}
+
+// TestValidateRefusesWhatTheKernelRefuses builds one small BTF per rule of
+// the kernel's verifier that btfgate's writer must never break.
+func TestValidateRefusesWhatTheKernelRefuses(t *testing.T) {
+	type build func(t *Types, s *Strings) // adds the offending types after an int
+	cases := []struct {
+		name, want string
+		build      build
+	}{
+		{"typedef to itself", "itself", func(t *Types, s *Strings) {
+			t.AddRef(KindTypedef, s.Add("self"), t.NextID())
+		}},
+		{"typedef cycle", "itself", func(t *Types, s *Strings) {
+			id := t.NextID()
+			t.AddRef(KindTypedef, s.Add("a"), id+1)
+			t.AddRef(KindConst, 0, id)
+		}},
+		{"struct holding itself", "by value", func(t *Types, s *Strings) {
+			id := t.NextID()
+			t.AddStruct(false, s.Add("s"), 8, []Member{{Name: s.Add("me"), Type: id}})
+		}},
+		{"array const typedef array", "by value", func(t *Types, s *Strings) {
+			id := t.NextID()
+			t.AddArray(id+1, 1, 2)
+			t.AddRef(KindConst, 0, id+2)
+			t.AddRef(KindTypedef, s.Add("arr"), id)
+		}},
+		{"func without prototype", "FUNC prototype is void", func(t *Types, s *Strings) {
+			t.AddFunc(s.Add("f"), 0, 0)
+		}},
+		{"func on an int", "not a FUNC_PROTO", func(t *Types, s *Strings) {
+			t.AddFunc(s.Add("f"), 1, 0)
+		}},
+		{"bad func name", "not a C identifier", func(t *Types, s *Strings) {
+			t.AddFunc(s.Add("f-x"), t.AddFuncProto(1, nil), 0)
+		}},
+		{"pointer loop", "loop of modifiers", func(t *Types, s *Strings) {
+			id := t.NextID()
+			t.AddRef(KindPtr, 0, id+1)
+			t.AddRef(KindVolatile, 0, id)
+		}},
+		{"bad var name", "VAR name", func(t *Types, s *Strings) {
+			t.AddVar(s.Add("a b"), 1, 1)
+		}},
+		{"void parameter in the middle", "varargs", func(t *Types, s *Strings) {
+			t.AddFuncProto(1, []Param{{Type: 0}, {Name: s.Add("x"), Type: 1}})
+		}},
+		{"empty decl tag", "empty name", func(t *Types, s *Strings) {
+			p := t.AddFuncProto(1, []Param{{Name: s.Add("x"), Type: 1}})
+			t.AddDeclTag(s.Add(""), t.AddFunc(s.Add("f"), p, 0), -1)
+		}},
+		{"decl tag past the last parameter", "component 1 of a FUNC with 1 parameters", func(t *Types, s *Strings) {
+			p := t.AddFuncProto(1, []Param{{Name: s.Add("x"), Type: 1}})
+			t.AddDeclTag(s.Add("tag"), t.AddFunc(s.Add("f"), p, 0), 1)
+		}},
+		{"overlapping datasec", "overlaps", func(t *Types, s *Strings) {
+			a := t.AddVar(s.Add("a"), 1, 1)
+			b := t.AddVar(s.Add("b"), 1, 1)
+			t.AddDatasec(s.Add(".data..percpu"), 8, []VarSecinfo{{Type: a, Offset: 0, Size: 4}, {Type: b, Offset: 2, Size: 4}})
+		}},
+		{"datasec entry not a var", "not a VAR", func(t *Types, s *Strings) {
+			t.AddDatasec(s.Add(".data"), 8, []VarSecinfo{{Type: 1, Offset: 0, Size: 4}})
+		}},
+		{"reference past the end", "past the last type", func(t *Types, s *Strings) {
+			t.AddRef(KindPtr, 0, 99)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			strs := NewStrings()
+			types := NewTypes(strs)
+			types.AddInt(strs.Add("int"), 4, IntSigned, 0, 32)
+			if _, err := types.Validate(); err != nil {
+				t.Fatalf("the int alone: %v", err)
+			}
+			c.build(types, strs)
+			_, err := types.Validate()
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "type [") {
+				t.Errorf("Validate = %v, want an error naming a type and %q", err, c.want)
+			}
+		})
+	}
+}
