@@ -5,11 +5,16 @@ package main
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 )
 
 func main() {
+	// Policies may format times (time.clock, time.date, time.format with
+	// the zone "Local"); outputs must not depend on the host's TZ or
+	// zoneinfo, so the process's local zone is UTC.
+	time.Local = time.UTC
 	if isPahole(os.Args[0]) || paholeStyle(os.Args[1:]) {
 		if err := runPahole(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, "pahole (btfgate):", err)
