@@ -74,6 +74,12 @@ func (s *Session) batchInput(j int) ast.Value {
 
 // DecideFunctions is Engine.DecideFunctions on the session's functions.
 func (s *Session) DecideFunctions(ctx context.Context) ([]Decision, error) {
+	ctx, done := s.e.limits.bounded(ctx)
+	out, err := s.decideFunctions(ctx)
+	return out, done(err)
+}
+
+func (s *Session) decideFunctions(ctx context.Context) ([]Decision, error) {
 	if s.err != nil {
 		return nil, s.err
 	}

@@ -36,6 +36,8 @@ type Config struct {
 	Data map[string]any
 	// Features are the encode's features, input.features for policies.
 	Features features.Set
+	// Limits bound each evaluation (zero: the defaults).
+	Limits Limits
 }
 
 // Engine evaluates a compiled policy set. It is safe for concurrent use.
@@ -51,6 +53,7 @@ type Engine struct {
 	// module or modules that define the rule.
 	origins   map[string]string
 	mentioned func(string) bool
+	limits    Limits
 }
 
 // decisionQuery is decision.rego's verdict on a batch: the rule
@@ -97,6 +100,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		input:     newInputBuilder(mentioned),
 		origins:   ruleOrigins(parsed),
 		mentioned: mentioned,
+		limits:    cfg.Limits,
 	}
 	if selectsTrueSignature(cfg, parsed) {
 		opts[0] = rego.Query(trueSignatureQuery)

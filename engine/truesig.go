@@ -77,6 +77,12 @@ func (e *Engine) SelectTrueSignature(ctx context.Context, fns []facts.Function, 
 // SelectTrueSignature is Engine.SelectTrueSignature on the session's
 // functions.
 func (s *Session) SelectTrueSignature(ctx context.Context) ([][]Reason, error) {
+	ctx, done := s.e.limits.bounded(ctx)
+	out, err := s.selectTrueSignature(ctx)
+	return out, done(err)
+}
+
+func (s *Session) selectTrueSignature(ctx context.Context) ([][]Reason, error) {
 	e, fns := s.e, s.fns
 	if e.trueSig == nil || len(fns) == 0 {
 		return nil, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -23,6 +24,8 @@ type policyFlags struct {
 	policies  []string
 	noDefault bool
 	jobs      int
+	timeout   time.Duration
+	memory    string
 }
 
 func (p *policyFlags) register(f *pflag.FlagSet) {
@@ -32,6 +35,20 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.StringArrayVar(&p.policies, "policy", nil, "extra Rego policy file or directory (repeatable)")
 	f.BoolVar(&p.noDefault, "no-default-policies", false, "leave out the default policies (pahole's rules)")
 	f.IntVarP(&p.jobs, "jobs", "j", 0, "worker goroutines (0: one per CPU); the output does not depend on it")
+	f.DurationVar(&p.timeout, "policy-timeout", engine.DefaultTimeout, "stop a policy evaluation that takes longer than this")
+	f.StringVar(&p.memory, "policy-memory", "4GiB", "stop a policy evaluation that grows the heap by more than this (e.g. 512MiB)")
+}
+
+// limits are the policy limits the flags ask for.
+func (p *policyFlags) limits() (engine.Limits, error) {
+	mem, err := engine.ParseBytes(p.memory)
+	if err != nil {
+		return engine.Limits{}, fmt.Errorf("--policy-memory %w", err)
+	}
+	if p.timeout <= 0 {
+		return engine.Limits{}, fmt.Errorf("--policy-timeout %v: want a positive duration such as 30s", p.timeout)
+	}
+	return engine.Limits{Timeout: p.timeout, Memory: mem}, nil
 }
 
 // inputFiles are the files a command with these flags reads: input, the
@@ -56,6 +73,10 @@ func (p *policyFlags) resolve(stderr io.Writer) (*setup, error) {
 	if p.jobs < 0 {
 		return nil, fmt.Errorf("-j %d: want 0 (one per CPU) or more", p.jobs)
 	}
+	limits, err := p.limits()
+	if err != nil {
+		return nil, err
+	}
 	var r *rules.Rules
 	if p.rulesFile != "" {
 		var err error
@@ -79,7 +100,7 @@ func (p *policyFlags) resolve(stderr io.Writer) (*setup, error) {
 		fmt.Fprintf(stderr, "btfgate: ignoring unknown BTF feature %q\n", u)
 	}
 	paths := p.policies
-	cfg := engine.Config{Features: set, NoDefault: p.noDefault}
+	cfg := engine.Config{Features: set, NoDefault: p.noDefault, Limits: limits}
 	if r != nil {
 		paths = append(append([]string(nil), r.Policies...), paths...)
 		cfg.Data = r.Data
