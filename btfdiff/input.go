@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/btfgate/btfgate/internal/inputs"
 )
 
 // elfMagic starts every ELF file.
@@ -85,7 +86,7 @@ func newSetFromRaw(name, baseName string, raw []byte, base *table) (*Set, error)
 // readBTF returns the BTF blob in path, and the .BTF.base section when
 // path is an ELF file that has one.
 func readBTF(path string) (btf, distilled []byte, err error) {
-	f, err := os.Open(path)
+	f, err := inputs.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/tester"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
+	"github.com/btfgate/btfgate/internal/inputs"
 	"github.com/btfgate/btfgate/policies"
 )
 
@@ -159,7 +159,7 @@ func readModules(path string) ([]Module, error) {
 		if d.IsDir() || (p != path && !strings.HasSuffix(p, ".rego")) {
 			return nil
 		}
-		src, err := os.ReadFile(p)
+		src, err := inputs.ReadFile(p, inputs.PolicyCap, "policy module")
 		if err != nil {
 			return err
 		}

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/btfgate/btfgate/internal/inputs"
 	"github.com/btfgate/btfgate/loader/elffile"
 )
 
@@ -40,7 +40,7 @@ func ReadBTF(path string) ([]byte, error) {
 // mapping and copying it took 5 % longer on a module's encode (4 MB of the
 // kernel's BTF).
 func readRawBTF(path string) (data []byte, raw bool, err error) {
-	fh, err := os.Open(path)
+	fh, err := inputs.Open(path)
 	if err != nil {
 		return nil, false, err // an *fs.PathError, which names path
 	}

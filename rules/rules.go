@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/btfgate/btfgate/internal/inputs"
 )
 
 // Rules is one parsed rules file. Paths in it are resolved against the
@@ -47,7 +49,7 @@ type Output struct {
 
 // Load reads and checks a rules file.
 func Load(path string) (*Rules, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputs.ReadFile(path, inputs.RulesCap, "rules file")
 	if err != nil {
 		return nil, fmt.Errorf("rules file: %w", err)
 	}

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/btfgate/btfgate/btfdiff"
+	"github.com/btfgate/btfgate/internal/inputs"
 )
 
 // Exit statuses of btfgate diff besides 0, as diff(1) has them.
@@ -127,7 +127,7 @@ func (k inputKind) String() string {
 
 // sniff tells BTF from a decision report by the first bytes of path.
 func sniff(path string) (inputKind, error) {
-	f, err := os.Open(path)
+	f, err := inputs.Open(path)
 	if err != nil {
 		return 0, err
 	}
@@ -242,7 +242,7 @@ func (e *reportEntry) sameWhy(o *reportEntry) bool {
 // readReport reads a decision report. Lines are checked for a name and a
 // decision; the facts are skipped.
 func readReport(path string) ([]reportEntry, error) {
-	f, err := os.Open(path)
+	f, err := inputs.Open(path)
 	if err != nil {
 		return nil, err
 	}

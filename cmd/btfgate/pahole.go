@@ -17,6 +17,7 @@ import (
 	"github.com/btfgate/btfgate/encode"
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/internal/inputs"
 	"github.com/btfgate/btfgate/internal/outputs"
 	"github.com/btfgate/btfgate/rules"
 )
@@ -255,7 +256,7 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		for _, f := range files {
-			src, err := os.ReadFile(f)
+			src, err := inputs.ReadFile(f, inputs.PolicyCap, "policy module")
 			if err != nil {
 				return fmt.Errorf("policy: %w", err)
 			}

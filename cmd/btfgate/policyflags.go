@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -12,6 +11,7 @@ import (
 	"github.com/btfgate/btfgate/encode"
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/internal/inputs"
 	"github.com/btfgate/btfgate/rules"
 )
 
@@ -111,7 +111,7 @@ func (p *policyFlags) resolve(stderr io.Writer) (*setup, error) {
 		return nil, err
 	}
 	for _, f := range files {
-		src, err := os.ReadFile(f)
+		src, err := inputs.ReadFile(f, inputs.PolicyCap, "policy module")
 		if err != nil {
 			return nil, fmt.Errorf("policy: %w", err)
 		}

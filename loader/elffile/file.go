@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"sync"
+
+	"github.com/btfgate/btfgate/internal/inputs"
 )
 
 // File is an open ELF object. Its exported fields are filled by Open or
@@ -71,7 +73,7 @@ func (s Symbol) Bind() uint8 { return s.Info >> 4 }
 // Close the File; slices of section data returned without copying are
 // invalid after Close.
 func Open(path string) (*File, error) {
-	fh, err := os.Open(path)
+	fh, err := inputs.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +148,7 @@ func (f *File) errClosed() error { return fmt.Errorf("%s: %w", f.Path, ErrClosed
 // no mmap), for callers that read raw data besides ELF files; release the
 // mapping with Unmap. An empty file gives nil.
 func MapFile(path string) ([]byte, error) {
-	fh, err := os.Open(path)
+	fh, err := inputs.Open(path)
 	if err != nil {
 		return nil, err
 	}
