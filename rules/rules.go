@@ -36,7 +36,10 @@ type Rules struct {
 	// NoDefaultPolicies drops the default (pahole) policy set.
 	NoDefaultPolicies bool `yaml:"no_default_policies"`
 	// Data is made available to policies as data.btfgate.config.
-	Data map[string]any `yaml:"data"`
+	Data map[string]any `yaml:"-"`
+	// DataNode is the data mapping as parsed, with lines; Parse builds
+	// Data from it (see dataValue).
+	DataNode yaml.Node `yaml:"data"`
 	// Output names where results go; flags on the command line win.
 	Output Output `yaml:"output"`
 }
@@ -88,10 +91,16 @@ func Parse(name string, data []byte) (*Rules, error) {
 			*o = filepath.Join(dir, *o)
 		}
 	}
-	if r.Data != nil {
-		if err := checkData(name, data); err != nil {
+	if r.DataNode.Kind != 0 {
+		v, err := dataValue(name, &r.DataNode)
+		if err != nil {
 			return nil, err
 		}
+		m, ok := v.(map[string]any)
+		if !ok && v != nil {
+			return nil, fmt.Errorf("%s:%d: data: want a mapping of names to lists or values, got %s", name, r.DataNode.Line, strings.TrimPrefix(r.DataNode.Tag, "!!"))
+		}
+		r.Data = m
 	}
 	return &r, nil
 }
@@ -184,33 +193,6 @@ func errorLine(err error, data []byte) int {
 		return 1
 	}
 	return 0
-}
-
-// checkData rejects data keys that are not strings (JSON objects need
-// string keys) and reports the line.
-func checkData(name string, data []byte) error {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return fmt.Errorf("%s%s", name, yamlMessage(err, data))
-	}
-	var walk func(n *yaml.Node) error
-	walk = func(n *yaml.Node) error {
-		if n.Kind == yaml.MappingNode {
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k := n.Content[i]
-				if k.Tag != "!!str" {
-					return fmt.Errorf("%s:%d: data keys must be strings, got %s", name, k.Line, strings.TrimPrefix(k.Tag, "!!"))
-				}
-			}
-		}
-		for _, c := range n.Content {
-			if err := walk(c); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return walk(&root)
 }
 
 // PolicyFiles expands Policies into the Rego files to load, in a stable
