@@ -64,6 +64,22 @@ func checkGlob(pattern string) error {
 	return nil
 }
 
+// DataError is an entry of data.btfgate.config that the default rules
+// cannot read. Key is the list's name; Index is the entry (-1: the list
+// itself).
+type DataError struct {
+	Key   string
+	Index int
+	Msg   string
+}
+
+func (e *DataError) Error() string {
+	if e.Index < 0 {
+		return fmt.Sprintf("policy data: data.btfgate.config.%s: %s", e.Key, e.Msg)
+	}
+	return fmt.Sprintf("policy data: data.btfgate.config.%s[%d]: %s", e.Key, e.Index, e.Msg)
+}
+
 // eachEntry calls check on every entry of the list cfg[name], if present.
 func eachEntry(cfg map[string]any, name string, check func(any) error) error {
 	v, present := cfg[name]
@@ -72,11 +88,11 @@ func eachEntry(cfg map[string]any, name string, check func(any) error) error {
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return fmt.Errorf("policy data: data.btfgate.config.%s: want a list, got %s", name, jsonKind(v))
+		return &DataError{Key: name, Index: -1, Msg: "want a list, got " + jsonKind(v)}
 	}
 	for i, e := range list {
 		if err := check(e); err != nil {
-			return fmt.Errorf("policy data: data.btfgate.config.%s[%d]: %w", name, i, err)
+			return &DataError{Key: name, Index: i, Msg: err.Error()}
 		}
 	}
 	return nil

@@ -128,3 +128,29 @@ func plainScalar(n *yaml.Node) (any, bool) {
 	}
 	return nil, false
 }
+
+// DataLine returns the line of data[key] in the rules file (of its entry
+// index when index >= 0), or 0 when the file does not hold it.
+func (r *Rules) DataLine(key string, index int) int {
+	n := &r.DataNode
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode {
+		return 0
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value != key {
+			continue
+		}
+		v := n.Content[i+1]
+		if v.Kind == yaml.AliasNode {
+			v = v.Alias
+		}
+		if index >= 0 && v.Kind == yaml.SequenceNode && index < len(v.Content) {
+			return v.Content[index].Line
+		}
+		return n.Content[i].Line
+	}
+	return 0
+}

@@ -42,7 +42,7 @@ func decide(stderr io.Writer, input string, p *policyFlags) (*encode.Result, *se
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := encodeWith(input, st.policy, encode.Options{Features: st.features, Jobs: p.jobs,
+	res, err := encodeWith(input, st.policy, st.rules, encode.Options{Features: st.features, Jobs: p.jobs,
 		Detail: true, DecideOnly: true})
 	return res, st, err
 }

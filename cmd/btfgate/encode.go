@@ -109,7 +109,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	setMemoryLimit(input, fl.jobs)
 	progress, stopProgress := newProgress(stderr)
 	opts.Progress = progress
-	res, err := encodeWith(input, st.policy, opts)
+	res, err := encodeWith(input, st.policy, st.rules, opts)
 	stopProgress()
 	if err != nil {
 		return err

@@ -38,3 +38,22 @@ func TestPolicyLimitFlags(t *testing.T) {
 		t.Errorf("-j -5: error %v", err)
 	}
 }
+
+// TestDataErrorsNameTheRulesLine: a rules file whose data the default
+// rules cannot read fails naming the file and the line of the entry.
+func TestDataErrorsNameTheRulesLine(t *testing.T) {
+	dir := t.TempDir()
+	rulesPath := filepath.Join(dir, "r.yaml")
+	for src, want := range map[string]string{
+		"data:\n  deny: 3\n":                    ":2: policy data: data.btfgate.config.deny: want a list",
+		"data:\n  keep:\n    - ok_*\n    - 7\n": ":4: policy data: data.btfgate.config.keep[1]",
+	} {
+		if err := os.WriteFile(rulesPath, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := run(t, "encode", "--rules", rulesPath, "-o", filepath.Join(dir, "o.btf"), fixture)
+		if err == nil || !strings.Contains(err.Error(), rulesPath+want) {
+			t.Errorf("%q: error %v, want %q", src, err, rulesPath+want)
+		}
+	}
+}

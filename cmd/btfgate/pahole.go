@@ -246,9 +246,10 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 	}
 	input := p.files[0]
 	cfg := engine.Config{Features: p.set}
+	var r *rules.Rules
 	if p.rulesFile != "" {
-		r, err := rules.Load(p.rulesFile)
-		if err != nil {
+		var err error
+		if r, err = rules.Load(p.rulesFile); err != nil {
 			return err
 		}
 		files, err := r.PolicyFiles()
@@ -281,7 +282,7 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 		opts.BaseCache = baseCache("") // $BTFGATE_BASE_CACHE
 	}
 	setMemoryLimit(input, p.jobs)
-	res, err := encodeWith(input, engine.Start(contextBackground(), cfg), opts)
+	res, err := encodeWith(input, engine.Start(contextBackground(), cfg), r, opts)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -127,14 +128,30 @@ func contextBackground() context.Context { return context.Background() }
 // not compile is the error, whatever the encode's: policies were compiled
 // before the input was read, and a user fixing a rule wants to hear of it
 // first.
-func encodeWith(input string, policy *engine.Compiling, opts encode.Options) (*encode.Result, error) {
+//
+// A policy data error (engine.DataError) is given the rules file's line
+// of the entry, when r holds it.
+func encodeWith(input string, policy *engine.Compiling, r *rules.Rules, opts encode.Options) (*encode.Result, error) {
 	opts.WaitPolicy = policy.Wait
 	res, err := encode.Encode(input, opts)
 	if err != nil {
 		if _, perr := policy.Wait(); perr != nil {
-			return nil, perr
+			return nil, placeDataError(perr, r)
 		}
 		return nil, err
 	}
 	return res, nil
+}
+
+// placeDataError prefixes a policy data error with FILE:LINE of the rules
+// file entry it is about.
+func placeDataError(err error, r *rules.Rules) error {
+	var de *engine.DataError
+	if r == nil || !errors.As(err, &de) {
+		return err
+	}
+	if line := r.DataLine(de.Key, de.Index); line > 0 {
+		return fmt.Errorf("%s:%d: %w", r.File, line, err)
+	}
+	return fmt.Errorf("%s: %w", r.File, err)
 }
