@@ -177,6 +177,9 @@ func Encode(path string, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	emitDatasecs(all, datasecs, in.ELF.Sections)
+	if err := all.Err(); err != nil { // a type BTF cannot hold (too many parameters, variables)
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	res.Before = all.Len()
 	lap("functions")
 

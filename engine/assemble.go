@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -249,5 +250,16 @@ func annotation(rule string, v ast.Value) (Annotation, error) {
 	default:
 		return a, fmt.Errorf("annotate.%s: tag %v must be a string or {\"value\": string, \"component\": int}", rule, v)
 	}
+	switch {
+	case a.Value == "":
+		return a, fmt.Errorf("annotate.%s: tag %v has an empty value (the kernel refuses an empty decl tag)", rule, v)
+	case strings.IndexByte(a.Value, 0) >= 0:
+		return a, fmt.Errorf("annotate.%s: tag %v holds a NUL byte", rule, v)
+	case a.Component > maxComponent:
+		return a, fmt.Errorf("annotate.%s: tag %v: \"component\" %d is past any parameter (at most %d)", rule, v, a.Component, maxComponent)
+	}
 	return a, nil
 }
+
+// maxComponent is the largest parameter index a FUNC_PROTO can have.
+const maxComponent = 0xfffe

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gobwas/glob"
 )
@@ -49,6 +50,9 @@ func checkConfig(cfg any) error {
 			if _, ok := o[key].(string); !ok {
 				return fmt.Errorf("want a string %q, got %s", key, jsonKind(o[key]))
 			}
+		}
+		if tag := o["tag"].(string); tag == "" || strings.IndexByte(tag, 0) >= 0 {
+			return fmt.Errorf("tag %q: a decl tag must be non-empty text without NUL bytes", tag)
 		}
 		return checkGlob(o["name"].(string))
 	})

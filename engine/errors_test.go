@@ -80,6 +80,8 @@ func TestConfigDataIsChecked(t *testing.T) {
 		{map[string]any{"keep": []any{"a", map[string]any{"reason": "x"}}}, "data.btfgate.config.keep[1]: want a string \"name\""},
 		{map[string]any{"keep": []any{map[string]any{"name": "a", "reason": 1}}}, "\"reason\""},
 		{map[string]any{"tags": []any{map[string]any{"name": "a"}}}, "data.btfgate.config.tags[0]: want a string \"tag\""},
+		{map[string]any{"tags": []any{map[string]any{"name": "a", "tag": ""}}}, "data.btfgate.config.tags[0]: tag \"\": a decl tag must be non-empty"},
+		{map[string]any{"tags": []any{map[string]any{"name": "a", "tag": "x\x00y"}}}, "without NUL bytes"},
 		{map[string]any{"x": make(chan int)}, "data.btfgate.config"},
 		{map[string]any{"deny": []any{"ok*", "[a-"}}, "data.btfgate.config.deny[1]: bad glob \"[a-\""},
 		{map[string]any{"keep": []any{map[string]any{"name": "{a,"}}}, "data.btfgate.config.keep[0]: bad glob"},

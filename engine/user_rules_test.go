@@ -170,6 +170,12 @@ exclude.nums[id] contains 42 if input.functions[id].name == "f"`, "exclude.nums:
 annotate.bad[id] contains ["x"] if input.functions[id].name == "f"`, "annotate.bad"},
 		{"bad component", `package btfgate.functions
 annotate.bad[id] contains {"value": "x", "component": -2} if input.functions[id].name == "f"`, "component"},
+		{"wrapping component", `package btfgate.functions
+annotate.bad[id] contains {"value": "x", "component": 4294967296} if input.functions[id].name == "f"`, "past any parameter"},
+		{"empty tag", `package btfgate.functions
+annotate.bad[id] contains "" if input.functions[id].name == "f"`, "empty value"},
+		{"NUL in a tag", `package btfgate.functions
+annotate.bad[id] contains "a\u0000b" if input.functions[id].name == "f"`, "NUL"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
