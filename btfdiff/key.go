@@ -10,7 +10,7 @@ import (
 // rendered once, so keys stay near the size of the input.
 const (
 	maxNesting   = 1024
-	budgetFixed  = 256 << 20 // bytes of keys allowed for any input
+	budgetFixed  = 16 << 20 // bytes of keys allowed for any input
 	budgetFactor = 64        // plus this many per byte of type section
 )
 
@@ -94,6 +94,12 @@ func (r *renderer) appendRef(buf []byte, id uint32) (out []byte, cyclic bool) {
 		return r.appendNameRef(buf, rt), false
 	}
 	s, cyclic := r.expand(id)
+	// An expansion is charged each time it is copied into another key, so
+	// anonymous types that each hold the next twice (keys doubling per
+	// level) hit the budget before the copies are made.
+	if r.charge(len(s)); r.err != nil {
+		return buf, cyclic
+	}
 	return append(buf, s...), cyclic
 }
 
