@@ -11,7 +11,7 @@ import (
 const (
 	maxNesting   = 1024
 	budgetFixed  = 16 << 20 // bytes of keys allowed for any input
-	budgetFactor = 64        // plus this many per byte of type section
+	budgetFactor = 64       // plus this many per byte of type section
 )
 
 // renderer writes canonical content keys. Expansions of anonymous types are
