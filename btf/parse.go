@@ -49,7 +49,7 @@ func Parse(data []byte, base *Types) (*Types, error) {
 	if err != nil {
 		return nil, &ParseError{Offset: h.strStart, Msg: err.Error()}
 	}
-	t := &Types{Strings: strs, Base: base}
+	t := &Types{Strings: strs, Base: base, bigEndian: h.order == binary.ByteOrder(binary.BigEndian)}
 	if err := t.decodeTypes(data[h.typeStart:h.typeStart+int(h.typeLen)], h); err != nil {
 		return nil, err
 	}

@@ -1,5 +1,7 @@
 package btf
 
+import "encoding/binary"
+
 // Identity, equivalence and compatibility
 //
 // A TypeID names one entry of a type section; two entries are identical when
@@ -45,6 +47,18 @@ type Types struct {
 	// LoadPrepared).
 	dedupPrep   []byte
 	releasePrep func([]byte)
+
+	bigEndian bool // Parse read big-endian BTF
+}
+
+// SourceByteOrder returns the byte order of the raw BTF that Parse read t
+// from: a base must have its module's byte order. Types built here, or
+// loaded prepared, are little endian.
+func (t *Types) SourceByteOrder() binary.ByteOrder {
+	if t.bigEndian {
+		return binary.BigEndian
+	}
+	return binary.LittleEndian
 }
 
 // View returns a read-only copy of t as it is now, which another goroutine

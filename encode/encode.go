@@ -118,6 +118,9 @@ func Encode(path string, opts Options) (*Result, error) {
 		res.BaseCacheError = fmt.Errorf("base cache %s not written: %w", opts.BaseCache.Dir(), base.how.writeErr)
 	}
 	defer in.Close()
+	if opts.Base != nil && opts.Base.SourceByteOrder() != in.ELF.ByteOrder {
+		return nil, fmt.Errorf("%s: the input is %s, but its base BTF %s is %s", path, endianness(in.ELF.ByteOrder), opts.BasePath, endianness(opts.Base.SourceByteOrder()))
+	}
 	in.KeepInfo = opts.keepInfo
 	res.ByteOrder = in.ELF.ByteOrder
 	excluded, err := languages(opts.LangExclude)

@@ -1,6 +1,9 @@
 package encode
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // validateOutput checks the BTF an encode produced against the kernel's
 // verifier rules (btf.Types.Validate) before any writer sees it: BTF the
@@ -15,4 +18,12 @@ func validateOutput(path string, res *Result) error {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d DATASEC entries repeat a variable defined in two units, as pahole 1.31 writes them; a kernel refuses such BTF (first: %s)", len(warnings), warnings[0]))
 	}
 	return nil
+}
+
+// endianness names a byte order as errors say it.
+func endianness(o binary.ByteOrder) string {
+	if o == binary.ByteOrder(binary.BigEndian) {
+		return "big-endian"
+	}
+	return "little-endian"
 }
