@@ -118,6 +118,12 @@ const cliVirtualLimit = 4 << 30
 // and a timeout.
 func runCLI(tb testing.TB, timeout time.Duration, args ...string) cliResult {
 	tb.Helper()
+	return runCLIEnv(tb, timeout, nil, args...)
+}
+
+// runCLIEnv is runCLI with env added to the command's environment.
+func runCLIEnv(tb testing.TB, timeout time.Duration, env []string, args ...string) cliResult {
+	tb.Helper()
 	bin := cli(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -127,6 +133,9 @@ func runCLI(tb testing.TB, timeout time.Duration, args ...string) cliResult {
 		cmd = exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", script, bin}, args...)...)
 	} else {
 		cmd = exec.CommandContext(ctx, bin, args...)
+	}
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
