@@ -35,6 +35,9 @@ const ksymNameLen = 512
 // Reproducing pahole's output takes writing it, so such entries come back
 // as warnings, one per entry.
 func (t *Types) Validate() (warnings []string, err error) {
+	if err := t.Err(); err != nil {
+		return nil, err
+	}
 	v := validator{t: t, first: t.FirstID(), next: t.NextID()}
 	for i := range t.offs {
 		id := v.first + TypeID(i)
@@ -162,6 +165,7 @@ func (v *validator) check(ty Type) string {
 		if name != "" && !identifier(name) {
 			return fmt.Sprintf("%v name %q is not a C identifier", k, name)
 		}
+		last := uint32(0)
 		for i := 0; i < vlen; i++ {
 			m := ty.Member(i)
 			mname := v.name(m.Name)
@@ -171,6 +175,10 @@ func (v *validator) check(ty Type) string {
 			if msg := v.ref(m.Type, false, fmt.Sprintf("member %d (%s)", i, mname)); msg != "" {
 				return msg
 			}
+			if k == KindStruct && m.BitOffset < last {
+				return fmt.Sprintf("member %d (%s) at bit %d, before the previous member's %d", i, mname, m.BitOffset, last)
+			}
+			last = m.BitOffset
 			if k == KindUnion && m.BitOffset != 0 {
 				return fmt.Sprintf("union member %d (%s) at bit %d, not 0", i, mname, m.BitOffset)
 			}

@@ -32,12 +32,17 @@ func TestValidateAcceptsReferences(t *testing.T) {
 
 // TestValidateRefusesWhatTheKernelRefuses builds one small BTF per rule of
 // the kernel's verifier that btfgate's writer must never break.
-func TestValidateRefusesWhatTheKernelRefuses(t *testing.T) {
-	type build func(t *Types, s *Strings) // adds the offending types after an int
-	cases := []struct {
-		name, want string
-		build      build
-	}{
+// validationCase is one BTF that breaks a rule of the kernel's verifier:
+// build adds the offending types after an int.
+type validationCase struct {
+	name, want string
+	build      func(t *Types, s *Strings)
+}
+
+// validationCases are the rules btfgate's writer must never break, one
+// small BTF each.
+func validationCases() []validationCase {
+	return []validationCase{
 		{"typedef to itself", "itself", func(t *Types, s *Strings) {
 			t.AddRef(KindTypedef, s.Add("self"), t.NextID())
 		}},
@@ -92,11 +97,19 @@ func TestValidateRefusesWhatTheKernelRefuses(t *testing.T) {
 		{"datasec entry not a var", "not a VAR", func(t *Types, s *Strings) {
 			t.AddDatasec(s.Add(".data"), 8, []VarSecinfo{{Type: 1, Offset: 0, Size: 4}})
 		}},
+		{"members out of order", "before the previous member", func(t *Types, s *Strings) {
+			t.AddStruct(false, s.Add("s"), 8, []Member{{Name: s.Add("b"), Type: 1, BitOffset: 32}, {Name: s.Add("a"), Type: 1}})
+		}},
 		{"reference past the end", "past the last type", func(t *Types, s *Strings) {
 			t.AddRef(KindPtr, 0, 99)
 		}},
 	}
-	for _, c := range cases {
+}
+
+// TestValidateRefusesWhatTheKernelRefuses checks each validation case
+// fails with an error naming a type.
+func TestValidateRefusesWhatTheKernelRefuses(t *testing.T) {
+	for _, c := range validationCases() {
 		t.Run(c.name, func(t *testing.T) {
 			strs := NewStrings()
 			types := NewTypes(strs)
