@@ -3,6 +3,7 @@ module github.com/btfgate/btfgate
 go 1.26.0
 
 require (
+	github.com/agnivade/levenshtein v1.2.2
 	github.com/cilium/ebpf v0.22.0
 	github.com/gobwas/glob v1.1.0
 	github.com/klauspost/compress v1.20.4
@@ -13,7 +14,6 @@ require (
 )
 
 require (
-	github.com/agnivade/levenshtein v1.2.2 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.1 // indirect
 	github.com/goccy/go-json v0.11.2 // indirect

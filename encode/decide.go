@@ -65,6 +65,7 @@ func decideGroups(pol *engine.Engine, types *btf.Types, groups []funcGroup, elf 
 	if err != nil {
 		return nil, nil, err
 	}
+	res.Unmatched = pol.Unmatched(res.Functions)
 	for gi := range selected {
 		res.Decisions[gi].TrueSignature = selected[gi]
 	}

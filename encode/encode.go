@@ -81,6 +81,9 @@ type Result struct {
 	AnnotationsDropped string
 	// Warnings are things the encode did not do as asked, for people.
 	Warnings []string
+	// Unmatched are the configuration list entries that matched no
+	// function (engine.Engine.Unmatched).
+	Unmatched []engine.Unmatched
 	// BaseCached says the base came prepared from Options.BaseCache;
 	// BaseCacheError, that it could not be stored there (the encode is
 	// not affected).

@@ -54,6 +54,7 @@ type Engine struct {
 	origins   map[string]string
 	mentioned func(string) bool
 	limits    Limits
+	data      map[string]any // Config.Data, for Unmatched
 }
 
 // decisionQuery is decision.rego's verdict on a batch: the rule
@@ -101,6 +102,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		origins:   ruleOrigins(parsed),
 		mentioned: mentioned,
 		limits:    cfg.Limits,
+		data:      cfg.Data,
 	}
 	if selectsTrueSignature(cfg, parsed) {
 		opts[0] = rego.Query(trueSignatureQuery)

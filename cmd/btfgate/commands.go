@@ -44,6 +44,11 @@ func decide(stderr io.Writer, input string, p *policyFlags) (*encode.Result, *se
 	}
 	res, err := encodeWith(input, st.policy, st.rules, encode.Options{Features: st.features, Jobs: p.jobs,
 		Detail: true, DecideOnly: true})
+	if err == nil {
+		if err = p.checkUnmatched(res, st.rules); err == nil {
+			writeWarnings(stderr, res)
+		}
+	}
 	return res, st, err
 }
 

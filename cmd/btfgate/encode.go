@@ -114,6 +114,12 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := fl.checkUnmatched(res, st.rules); err != nil {
+		return err
+	}
+	if fl.allowHiding {
+		res.Warnings = append(res.Warnings, guardWarning)
+	}
 	t0 := time.Now()
 	raw, err := marshalBTF(res.Types, res.ByteOrder, st.features.Layout)
 	if err != nil {

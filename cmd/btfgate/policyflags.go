@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -27,6 +28,10 @@ type policyFlags struct {
 	jobs      int
 	timeout   time.Duration
 	memory    string
+	// allowHiding turns off the built-in guard (policies/btf_id_guard.rego).
+	allowHiding bool
+	// strictLists makes a list entry that matches no function an error.
+	strictLists bool
 }
 
 func (p *policyFlags) register(f *pflag.FlagSet) {
@@ -38,7 +43,12 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.IntVarP(&p.jobs, "jobs", "j", 0, "worker goroutines (0: one per CPU); the output does not depend on it")
 	f.DurationVar(&p.timeout, "policy-timeout", engine.DefaultTimeout, "stop a policy evaluation that takes longer than this")
 	f.StringVar(&p.memory, "policy-memory", "4GiB", "stop a policy evaluation that grows the heap by more than this (e.g. 512MiB)")
+	f.BoolVar(&p.strictLists, "strict", false, "fail when an entry of a deny, keep, true_signature or tags list matches no function (a warning otherwise)")
+	f.BoolVar(&p.allowHiding, "allow-hiding-btf-ids", false, "let rules leave out functions the kernel references by BTF id (.BTF_ids) that pahole's rules keep")
 }
+
+// guardWarning is the summary's word when the built-in guard is off.
+const guardWarning = "--allow-hiding-btf-ids: the guard is off; functions the kernel references by BTF id may be left out"
 
 // limits are the policy limits the flags ask for.
 func (p *policyFlags) limits() (engine.Limits, error) {
@@ -107,6 +117,14 @@ func (p *policyFlags) resolve(stderr io.Writer) (*setup, error) {
 		cfg.Data = r.Data
 		cfg.NoDefault = cfg.NoDefault || r.NoDefaultPolicies
 	}
+	if p.allowHiding {
+		data := map[string]any{}
+		for k, v := range cfg.Data {
+			data[k] = v
+		}
+		data["allow_hiding_btf_ids"] = true
+		cfg.Data = data
+	}
 	files, err := rules.ExpandPolicies(paths)
 	if err != nil {
 		return nil, err
@@ -154,4 +172,32 @@ func placeDataError(err error, r *rules.Rules) error {
 		return fmt.Errorf("%s:%d: %w", r.File, line, err)
 	}
 	return fmt.Errorf("%s: %w", r.File, err)
+}
+
+// checkUnmatched turns the list entries that matched no function into
+// warnings in res.Warnings, each with its rules-file line when r holds it,
+// or with --strict into an error.
+func (p *policyFlags) checkUnmatched(res *encode.Result, r *rules.Rules) error {
+	var msgs []string
+	for _, u := range res.Unmatched {
+		msg := u.String()
+		if r != nil {
+			if line := r.DataLine(u.Key, u.Index); line > 0 {
+				msg = fmt.Sprintf("%s:%d: %s", r.File, line, msg)
+			}
+		}
+		msgs = append(msgs, msg)
+	}
+	if p.strictLists && len(msgs) > 0 {
+		return fmt.Errorf("--strict: %d list entr%s match%s no function:\n  %s", len(msgs), plural(len(msgs), "y", "ies"), plural(len(msgs), "es", ""), strings.Join(msgs, "\n  "))
+	}
+	res.Warnings = append(res.Warnings, msgs...)
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

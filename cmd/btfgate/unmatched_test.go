@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestListEntriesMatchingNothing: a misspelt keep entry and a glob that
+// matches nothing are warnings naming the rules file line (with a "did you
+// mean" for the misspelling) in encode's summary and in facts; --strict
+// makes them an error and nothing is written.
+func TestListEntriesMatchingNothing(t *testing.T) {
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "r.yaml")
+	src := "data:\n  keep:\n    - fn_driver\n    - fn_struct_by_valu\n  deny:\n    - \"*_debugfz_*\"\n"
+	if err := os.WriteFile(rules, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "o.btf")
+	wants := []string{
+		rules + `:4: data.btfgate.config.keep[1] "fn_struct_by_valu" matches no function (did you mean "fn_struct_by_value"?)`,
+		rules + `:6: data.btfgate.config.deny[0] "*_debugfz_*" matches no function`,
+	}
+	_, stderr, err := run(t, "encode", "--rules", rules, "-o", out, fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range wants {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("encode's stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	if strings.Contains(stderr, "fn_driver\"") {
+		t.Errorf("a matching entry is reported:\n%s", stderr)
+	}
+	_, stderr, err = run(t, "facts", "--rules", rules, "-o", filepath.Join(dir, "f.ndjson"), fixture)
+	if err != nil || !strings.Contains(stderr, wants[0]) {
+		t.Errorf("facts: %v\n%s", err, stderr)
+	}
+	os.Remove(out)
+	_, _, err = run(t, "encode", "--strict", "--rules", rules, "-o", out, fixture)
+	if err == nil || !strings.Contains(err.Error(), "--strict: 2 list entries match no function") || !strings.Contains(err.Error(), wants[1]) {
+		t.Errorf("--strict: error %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("--strict: output written")
+	}
+}
