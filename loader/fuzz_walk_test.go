@@ -65,13 +65,12 @@ func walkImage(t *testing.T, data []byte) {
 
 // exerciseTable makes the queries of package encode on every entry.
 func exerciseTable(t *TypeTable) {
+	packed := NewPackedInference(t)
 	for id := TypeID(0); int(id) < len(t.Entries); id++ {
 		_ = t.TypeName(id)
 		_ = t.VarSize(id)
 		_ = t.IsStructParam(id)
-		if t.Entries[id].Tag == dwarf.TagStructureType {
-			_ = t.InferPacked(id)
-		}
+		_ = packed.Packed(id)
 	}
 	for _, p := range t.FuncParams {
 		_ = t.TypeName(p.Type)
