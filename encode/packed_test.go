@@ -69,11 +69,7 @@ func TestPackedFixturesMatchPahole(t *testing.T) {
 				}
 				rep := btfdiff.Compare(ref, ours)
 				if !rep.Equal() {
-					var b strings.Builder
-					if err := rep.WriteText(&b, 20); err != nil {
-						t.Fatal(err)
-					}
-					t.Errorf("BTF differs from pahole 1.31's %s.btf:\n%s", expected, b.String())
+					t.Errorf("BTF differs from pahole 1.31's %s.btf:\n%s", expected, reportText(t, rep))
 				}
 				want := readPackedSkips(t, expected+".skips")
 				got := map[string]string{}
