@@ -77,11 +77,13 @@ func exerciseTable(t *TypeTable) {
 	}
 }
 
-// FuzzWalk feeds mutated objects through the loader. Seeds: the fixtures.
+// FuzzWalk feeds mutated objects through the loader. Seeds: the fixtures
+// (with the packed-struct ones: bitfields and structs at odd offsets).
 func FuzzWalk(f *testing.F) {
 	paths, _ := filepath.Glob("../testdata/fixtures/*.o")
 	so, _ := filepath.Glob("../testdata/fixtures/*.so")
-	for _, p := range append(paths, so...) {
+	packed, _ := filepath.Glob("../testdata/fixtures/packed/*.o")
+	for _, p := range append(append(paths, so...), packed...) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
