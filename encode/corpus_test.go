@@ -169,7 +169,13 @@ const skipPrefix = " : skipping BTF encoding of function due to "
 // and function -> mismatch message.
 func readSkipLog(t *testing.T) (final, mismatch map[string]string) {
 	t.Helper()
-	f, err := os.Open(corpus.ReferenceFile(t, "amd64.default.skips.log"))
+	return readSkipLogFile(t, corpus.ReferenceFile(t, "amd64.default.skips.log"))
+}
+
+// readSkipLogFile reads pahole -V skip lines from path.
+func readSkipLogFile(t *testing.T, path string) (final, mismatch map[string]string) {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,6 +81,7 @@ func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
 	if len(pass) == 0 {
 		return nil
 	}
+	packed := loader.NewPackedInference(tab)
 	out := make([]funcState, 0, len(pass))
 	allFacts := make([]facts.Param, 0, nparams)
 	allParams := make([]stateParam, 0, nparams+len(pass)) // + varargs markers
@@ -89,7 +90,7 @@ func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
 		params := tab.FuncParams[f.First : f.First+f.Count]
 		ef := &o.elf.Funcs[ei]
 		s := funcState{elf: int32(ei), cu: int32(cu), die: f.Offset, addr: f.LowPC, ret: btf.TypeID(f.Ret),
-			flags: f.Flags, trueSym: -1, uncertain: uncertainLocation(tab, params, o.arch)}
+			flags: f.Flags, trueSym: -1, uncertain: uncertainLocation(tab, params, o.arch, packed)}
 		if s.addr != 0 && !o.relocatable {
 			for k, sym := range ef.Syms {
 				if sym.Value != s.addr {
@@ -147,8 +148,9 @@ func optimizedSuffix(name string) bool {
 
 // uncertainLocation is pahole's ftype__has_uncertain_arg_loc: a named
 // struct passed directly (no typedef stripping) on the stack that pahole
-// infers to be packed.
-func uncertainLocation(tab *loader.TypeTable, params []loader.FuncParam, arch loader.Arch) bool {
+// infers to be packed. packed is the CU's inference, asked in pahole's
+// order (its answers depend on it).
+func uncertainLocation(tab *loader.TypeTable, params []loader.FuncParam, arch loader.Arch, packed *loader.PackedInference) bool {
 	if len(params) < arch.NrRegs {
 		return false
 	}
@@ -158,10 +160,10 @@ func uncertainLocation(tab *loader.TypeTable, params []loader.FuncParam, arch lo
 			continue
 		}
 		en := &tab.Entries[id]
-		if en.Tag != dwarf.TagStructureType || en.Name == "" || en.Flags&loader.FlagDeclaration != 0 {
+		if (en.Tag != dwarf.TagStructureType && en.Tag != dwarf.TagClassType && en.Tag != dwarf.TagInterfaceType) || en.Name == "" {
 			continue
 		}
-		if tab.InferPacked(id) {
+		if packed.Packed(id) {
 			return true
 		}
 	}

@@ -666,12 +666,16 @@ func (w *Walker) member(rm *rawMember, union bool, t *TypeTable) (Member, bool) 
 	m := Member{Name: rm.name, Type: w.resolve(rm.ref), BitfieldSize: uint32(rm.bitSize)}
 	if rm.hasDataBitOff {
 		m.BitOffset = rm.dataBitOffset
+		if rm.bitSize != 0 {
+			m.ByteOffset = uint32(rm.dataBitOffset / 8)
+		}
 		return m, true
 	}
 	if !rm.hasLoc && !union {
 		return m, false // static member
 	}
 	m.BitOffset = rm.loc * 8
+	m.ByteOffset = uint32(rm.loc)
 	if rm.bitSize == 0 {
 		return m, true
 	}

@@ -65,24 +65,25 @@ func walkImage(t *testing.T, data []byte) {
 
 // exerciseTable makes the queries of package encode on every entry.
 func exerciseTable(t *TypeTable) {
+	packed := NewPackedInference(t)
 	for id := TypeID(0); int(id) < len(t.Entries); id++ {
 		_ = t.TypeName(id)
 		_ = t.VarSize(id)
 		_ = t.IsStructParam(id)
-		if t.Entries[id].Tag == dwarf.TagStructureType {
-			_ = t.InferPacked(id)
-		}
+		_ = packed.Packed(id)
 	}
 	for _, p := range t.FuncParams {
 		_ = t.TypeName(p.Type)
 	}
 }
 
-// FuzzWalk feeds mutated objects through the loader. Seeds: the fixtures.
+// FuzzWalk feeds mutated objects through the loader. Seeds: the fixtures
+// (with the packed-struct ones: bitfields and structs at odd offsets).
 func FuzzWalk(f *testing.F) {
 	paths, _ := filepath.Glob("../testdata/fixtures/*.o")
 	so, _ := filepath.Glob("../testdata/fixtures/*.so")
-	for _, p := range append(paths, so...) {
+	packed, _ := filepath.Glob("../testdata/fixtures/packed/*.o")
+	for _, p := range append(append(paths, so...), packed...) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

@@ -64,9 +64,14 @@ const (
 // entries are not kept).
 type Member struct {
 	Name         string
-	Type         TypeID
 	BitOffset    uint64 // absolute bit offset within the struct
+	Type         TypeID
 	BitfieldSize uint32 // DW_AT_bit_size, 0 if not a bitfield
+	// ByteOffset is the byte offset pahole starts a member's layout from
+	// (PackedInference): DW_AT_data_member_location, or for a bitfield
+	// placed by DW_AT_data_bit_offset that offset / 8 (0 for other members
+	// placed by it).
+	ByteOffset uint32
 }
 
 // Enumerator is one enum constant as pahole reads it: DW_FORM_sdata values
