@@ -6,7 +6,7 @@
 # `btfgate encode` can be given in BTFGATE_FLAGS (e.g. "--features=default -j2").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CGO_ENABLED=0 go build -o bin/btfgate ./cmd/btfgate # static: no libc to load
+CGO_ENABLED=0 go build -buildvcs=auto -o bin/btfgate ./cmd/btfgate # static: no libc to load; the commit for "btfgate version"
 
 kernel=${1:-}
 if [ -z "$kernel" ]; then

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/binary"
 	"github.com/spf13/cobra"
+	"slices"
 
 	"fmt"
 	"io"
@@ -212,20 +213,38 @@ func unionSets(a, b features.Set) features.Set {
 // isPahole reports whether the program was started under the name pahole.
 func isPahole(argv0 string) bool { return filepath.Base(argv0) == "pahole" }
 
-// paholeStyle reports whether a command line is meant for pahole: btfgate's
-// own commands never start with an option, so "btfgate --version" and
-// "btfgate -J ..." (make PAHOLE=btfgate) go to the pahole front end.
-// -h and --help stay btfgate's.
+// paholeStyle reports whether a command line is meant for pahole: it
+// starts with one of the pahole options the front end takes, as kbuild's
+// "btfgate --version" and "btfgate -J ..." (make PAHOLE=btfgate) do.
+// Anything else ("btfgate -v", "btfgate --foo", "btfgate --help") is
+// btfgate's own command line, whose errors name btfgate's commands.
 func paholeStyle(args []string) bool {
-	if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
-		return false
+	return len(args) > 0 && paholeOption(args[0])
+}
+
+// paholeOption reports whether a is an option parsePaholeArgs takes.
+func paholeOption(a string) bool {
+	name, _, _ := strings.Cut(a, "=")
+	switch name {
+	case "-J", "--btf_encode", "-V", "--verbose", "-JV", "-VJ", "--version", "--supported_btf_features",
+		"-j", "--jobs", "--btf_features", "--btf_features_strict", "--btf_encode_detached", "--btf_base",
+		"--lang_exclude", "--btfgate-rules":
+		return true
 	}
-	return args[0] != "-h" && args[0] != "--help"
+	if strings.HasPrefix(a, "-j") && len(a) > 2 && !strings.HasPrefix(a, "--") {
+		return true
+	}
+	var scratch features.Set
+	return legacyFlag(a, &scratch)
 }
 
 // runPahole is the pahole-compatible front end: "pahole -J [options] FILE"
 // writes .BTF into FILE, "--btf_encode_detached=OUT" writes raw BTF.
 func runPahole(args []string, stdout, stderr io.Writer) error {
+	if slices.Contains(args, "-h") || slices.Contains(args, "--help") {
+		fmt.Fprintln(stdout, paholeUsage)
+		return nil
+	}
 	p, err := parsePaholeArgs(args, stderr)
 	if err != nil {
 		return err
@@ -355,16 +374,26 @@ func marshalBTF(types *btf.Types, order binary.ByteOrder, layout bool) ([]byte, 
 	return types.Marshal(order)
 }
 
-func newPaholeCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "pahole [pahole options] FILE",
-		Short: "pahole-compatible front end for kernel builds (-J, --btf_features, --btf_base, ...)",
-		Long: `Accepts pahole's BTF options: -J writes .BTF into FILE, --btf_encode_detached=OUT
+// paholeUsage is the help of the pahole front end.
+const paholeUsage = `Usage: btfgate pahole [pahole options] FILE   (or btfgate started as pahole)
+
+Accepts pahole's BTF options: -J writes .BTF into FILE, --btf_encode_detached=OUT
 writes raw BTF; --btf_features, --btf_features_strict, --btf_base, -j[N],
 --lang_exclude, -V, --version and the legacy --skip_encoding_btf_* flags work
 as in pahole v1.31. A symlink named pahole to btfgate behaves the same.
 Policy for kernel builds: --btfgate-rules=FILE in PAHOLE_FLAGS, or the
-BTFGATE_RULES environment variable.`,
+BTFGATE_RULES environment variable.
+
+Examples:
+  btfgate pahole -J --btf_features=default -j vmlinux
+  btfgate pahole --btf_features=default --btf_base vmlinux --btf_encode_detached=ext4.btf ext4.ko
+  make PAHOLE=btfgate          # kbuild runs "btfgate --version", then "btfgate -J ..."`
+
+func newPaholeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                "pahole [pahole options] FILE",
+		Short:              "pahole-compatible front end for kernel builds (-J, --btf_features, --btf_base, ...)",
+		Long:               paholeUsage,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPahole(args, cmd.OutOrStdout(), cmd.ErrOrStderr())
