@@ -38,13 +38,14 @@ func newFeaturesCmd() *cobra.Command {
 
 // decide runs an encode up to the policy decisions.
 func decide(stderr io.Writer, input string, p *policyFlags) (*encode.Result, *setup, error) {
-	st, err := p.resolve(stderr)
+	st, err := p.resolve()
 	if err != nil {
 		return nil, nil, err
 	}
 	res, err := encodeWith(input, st.policy, st.rules, encode.Options{Features: st.features, Jobs: p.jobs,
 		Detail: true, DecideOnly: true})
 	if err == nil {
+		res.Warnings = append(st.warnings, res.Warnings...)
 		if err = p.checkUnmatched(res, st.rules); err == nil {
 			writeWarnings(stderr, res)
 		}

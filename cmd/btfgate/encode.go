@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -18,13 +19,15 @@ type encodeFlags struct {
 	output  string
 	report  string
 	summary string
-	verbose bool
-	cpuProf string
-	memProf string
-	trace   string
-	base    string
-	cache   string
-	elf     bool
+	// summaryFile, if set, receives the summary instead of stderr.
+	summaryFile string
+	verbose     bool
+	cpuProf     string
+	memProf     string
+	trace       string
+	base        string
+	cache       string
+	elf         bool
 }
 
 func newEncodeCmd() *cobra.Command {
@@ -44,6 +47,7 @@ functions that go in decided by policies (the default ones reproduce pahole).`,
 	f.StringVarP(&fl.output, "output", "o", "", "where to write the raw BTF (or output.btf of the rules file)")
 	f.StringVar(&fl.report, "report", "", "write the decision report (NDJSON, one line per function) to this file")
 	f.StringVar(&fl.summary, "summary", "text", "summary on stderr: text, json or none")
+	f.StringVar(&fl.summaryFile, "summary-file", "", "write the summary (as --summary says) to this file instead of stderr")
 	f.BoolVarP(&fl.verbose, "verbose", "v", false, "print pahole-style lines for skipped functions on stdout")
 	f.StringVar(&fl.cpuProf, "cpuprofile", "", "write a Go CPU profile to this file")
 	f.StringVar(&fl.memProf, "memprofile", "", "write a Go heap profile (every allocation of the run) to this file")
@@ -58,7 +62,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	if fl.summary != "text" && fl.summary != "json" && fl.summary != "none" {
 		return fmt.Errorf("--summary: want text, json or none, got %q", fl.summary)
 	}
-	st, err := fl.resolve(stderr)
+	st, err := fl.resolve()
 	if err != nil {
 		return err
 	}
@@ -86,7 +90,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	if err != nil {
 		return err
 	}
-	for _, o := range [][2]string{{"--report", report}, {"--cpuprofile", fl.cpuProf}, {"--memprofile", fl.memProf}, {"--trace", fl.trace}} {
+	for _, o := range [][2]string{{"--report", report}, {"--summary-file", fl.summaryFile}, {"--cpuprofile", fl.cpuProf}, {"--memprofile", fl.memProf}, {"--trace", fl.trace}} {
 		if o[1] == "" {
 			continue
 		}
@@ -114,6 +118,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	if err != nil {
 		return err
 	}
+	res.Warnings = append(st.warnings, res.Warnings...)
 	if err := fl.checkUnmatched(res, st.rules); err != nil {
 		return err
 	}
@@ -140,22 +145,41 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	if err := stopProfiles(); err != nil {
 		return err
 	}
+	res.Phases = append(res.Phases, encode.Phase{Name: "write", Duration: time.Since(t0)})
+	sum := newSummary(input, output, st.features, res, len(raw), time.Since(start))
+	if fl.summaryFile != "" {
+		var b bytes.Buffer
+		if err := sum.writeAs(&b, fl.summary, res); err != nil {
+			return err
+		}
+		if err := outs.Write(fl.summaryFile, b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
 	if err := outs.Commit(); err != nil {
 		return err
 	}
-	res.Phases = append(res.Phases, encode.Phase{Name: "write", Duration: time.Since(t0)})
 	if fl.verbose {
 		writeVerbose(stdout, res)
 	}
-	sum := newSummary(input, output, st.features, res, len(raw), time.Since(start))
-	switch fl.summary {
+	if fl.summaryFile != "" {
+		writeWarnings(stderr, res) // the summary went to its file
+		return nil
+	}
+	return sum.writeAs(stderr, fl.summary, res)
+}
+
+// writeAs writes the summary as --summary asks: JSON (the warnings are
+// in it), text after the warnings, or only the warnings.
+func (s *summary) writeAs(w io.Writer, format string, res *encode.Result) error {
+	switch format {
 	case "json":
-		return sum.writeJSON(stderr) // warnings are in it
+		return s.writeJSON(w)
 	case "text":
-		writeWarnings(stderr, res)
-		sum.writeText(stderr)
+		writeWarnings(w, res)
+		s.writeText(w)
 	default:
-		writeWarnings(stderr, res)
+		writeWarnings(w, res)
 	}
 	return nil
 }

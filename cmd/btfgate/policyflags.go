@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -76,11 +75,14 @@ type setup struct {
 	features features.Set
 	policy   *engine.Compiling // the engine, compiling beside the read
 	rules    *rules.Rules      // nil without --rules
+	// warnings are what the flags asked for that is not done (unknown
+	// features); the command reports them with the encode's.
+	warnings []string
 }
 
 // resolve reads the rules file and policy modules and starts compiling the
 // engine.
-func (p *policyFlags) resolve(stderr io.Writer) (*setup, error) {
+func (p *policyFlags) resolve() (*setup, error) {
 	if p.jobs < 0 {
 		return nil, fmt.Errorf("-j %d: want 0 (one per CPU) or more", p.jobs)
 	}
@@ -107,8 +109,9 @@ func (p *policyFlags) resolve(stderr io.Writer) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
+	var warnings []string
 	for _, u := range unknown {
-		fmt.Fprintf(stderr, "btfgate: ignoring unknown BTF feature %q\n", u)
+		warnings = append(warnings, fmt.Sprintf("ignoring unknown BTF feature %q", u))
 	}
 	paths := p.policies
 	cfg := engine.Config{Features: set, NoDefault: p.noDefault, Limits: limits}
@@ -136,7 +139,7 @@ func (p *policyFlags) resolve(stderr io.Writer) (*setup, error) {
 		}
 		cfg.Modules = append(cfg.Modules, engine.Module{Name: f, Source: string(src)})
 	}
-	return &setup{features: set, policy: engine.Start(contextBackground(), cfg), rules: r}, nil
+	return &setup{features: set, policy: engine.Start(contextBackground(), cfg), rules: r, warnings: warnings}, nil
 }
 
 func contextBackground() context.Context { return context.Background() }
