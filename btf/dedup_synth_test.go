@@ -33,7 +33,6 @@ type synthNode struct {
 	fwd      bool // a FWD (or enum without values) standing for src
 	local    TypeID
 	full     *synthNode // for a FWD: the full node, if the unit has one
-	dupArray bool       // a duplicate of an array node
 }
 
 func newCUSynth(src *Types, seed uint64) *cuSynth {

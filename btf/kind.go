@@ -133,14 +133,3 @@ func typeWords(k Kind, vlen int) int {
 	return -1
 }
 
-// memberStride is the number of words per vlen element of kind k (0 if the
-// kind has no vlen elements).
-func memberStride(k Kind) int {
-	switch k {
-	case KindStruct, KindUnion, KindEnum64, KindDatasec:
-		return 3
-	case KindEnum, KindFuncProto:
-		return 2
-	}
-	return 0
-}

@@ -95,15 +95,6 @@ func (d *deduper) joinTables() {
 	d.primTab, d.structTab, d.log, d.logging = nil, nil, nil, false
 }
 
-// isPrimKind reports whether the primitive pass deduplicates kind k.
-func isPrimKind(k Kind) bool {
-	switch k {
-	case KindInt, KindFloat, KindFwd, KindEnum, KindEnum64:
-		return true
-	}
-	return false
-}
-
 // beUnsure records the first reason the pipelined result might differ.
 func (d *deduper) beUnsure(why string) {
 	if d.unsure == "" {

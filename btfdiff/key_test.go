@@ -23,7 +23,7 @@ func everyKind() (*testBTF, map[uint32]string) {
 	ptr := add("PTR -> INT int", KindPtr, "", false, 0, intT)
 	add("STRUCT s size=8 bitfields {a: INT int @0:3, b: INT int @3:5, p: PTR -> INT int @32}",
 		KindStruct, "s", true, 3, 8,
-		b.str("a"), intT, 3<<24|0, b.str("b"), intT, 5<<24|3, b.str("p"), ptr, 32)
+		b.str("a"), intT, 3<<24, b.str("b"), intT, 5<<24|3, b.str("p"), ptr, 32)
 	add("UNION u size=4 {x: INT int @0, INT int @0}", KindUnion, "u", false, 2, 4,
 		b.str("x"), intT, 0, 0, intT, 0)
 	add("ENUM e size=4 signed {NEG=-1, POS=7}", KindEnum, "e", true, 2, 4,

@@ -60,7 +60,7 @@ func TestDenyRefusesOutcome(t *testing.T) {
 	e := newEngine(t, Config{
 		Features: features.Default(),
 		Modules:  []Module{{Name: "examples/guard.rego", Source: guardRule}},
-		Data:     map[string]any{"deny": []any{"sys_*"}},
+		Data:     map[string]any{"deny": []any{"sys_*"}, "allow_hiding_btf_ids": true}, // the user guard alone
 	})
 	ds, err := e.DecideFunctions(context.Background(), []facts.Function{
 		fn(1, "sys_close", nil),
@@ -121,7 +121,7 @@ func TestDenyErrorIndependentOfJobs(t *testing.T) {
 	e := newEngine(t, Config{
 		Features: features.Default(),
 		Modules:  []Module{{Name: "guard.rego", Source: guardRule}},
-		Data:     map[string]any{"deny": []any{"*"}},
+		Data:     map[string]any{"deny": []any{"*"}, "allow_hiding_btf_ids": true}, // the user guard alone
 	})
 	var fns []facts.Function
 	for i := range 25 {

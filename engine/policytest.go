@@ -92,7 +92,8 @@ func runTests(ctx context.Context, modules []Module) ([]TestResult, error) {
 		SetStore(inmem.New()).
 		CapturePrintOutput(true).
 		EnableTracing(true).
-		Run(ctx, byName)
+		SetModules(byName).
+		RunTests(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("compiling policy tests: %w", policyErrors(err, forbidden))
 	}

@@ -124,7 +124,7 @@ func btfBaseCases(tb testing.TB) []btfCase {
 }
 
 // parseChecked runs btf.Parse, catching panics and measuring allocations.
-func parseChecked(data []byte, base *btf.Types) (t *btf.Types, err error, panicked any, stack []byte, alloc uint64) {
+func parseChecked(data []byte, base *btf.Types) (t *btf.Types, panicked any, stack []byte, alloc uint64, err error) {
 	inProcess.Lock()
 	defer inProcess.Unlock()
 	var before, after runtime.MemStats
@@ -138,7 +138,7 @@ func parseChecked(data []byte, base *btf.Types) (t *btf.Types, err error, panick
 		t, err = btf.Parse(data, base)
 	}()
 	runtime.ReadMemStats(&after)
-	return t, err, panicked, stack, after.TotalAlloc - before.TotalAlloc
+	return t, panicked, stack, after.TotalAlloc - before.TotalAlloc, err
 }
 
 // TestBrokenBTFBase parses raw BTF that is not BTF, as a base and as split
@@ -178,7 +178,7 @@ func TestBrokenBTFBase(t *testing.T) {
 func checkBTFCase(t *testing.T, c btfCase, base *btf.Types) bool {
 	limit := uint64(64<<20) + 64*uint64(len(c.data))
 	for _, b := range []*btf.Types{nil, base} {
-		_, err, p, stack, alloc := parseChecked(c.data, b)
+		_, p, stack, alloc, err := parseChecked(c.data, b)
 		what := "btf.Parse"
 		if b != nil {
 			what = "btf.Parse (split)"

@@ -133,29 +133,6 @@ func (im *image) sectionBytes(idx int) []byte {
 	return im.data[s.Offset : s.Offset+s.Size]
 }
 
-// withSection returns a copy of the image in which section name holds
-// content instead: content is appended to the file and the header's
-// offset and size point at it (SHF_COMPRESSED is cleared).
-func (im *image) withSection(tb testing.TB, name string, content []byte) []byte {
-	tb.Helper()
-	idx := im.section(name)
-	if idx < 0 {
-		tb.Fatalf("no section %s", name)
-	}
-	b := im.clone()
-	for len(b)%8 != 0 {
-		b = append(b, 0)
-	}
-	off := len(b)
-	b = append(b, content...)
-	put := func(f field, v uint64) { putUint(im.order, b[f.off:], f.width, v) }
-	put(im.shdrField(idx, "sh_offset"), uint64(off))
-	put(im.shdrField(idx, "sh_size"), uint64(len(content)))
-	flags := im.shdrField(idx, "sh_flags")
-	put(flags, im.get(flags)&^elffile.SHF_COMPRESSED)
-	return b
-}
-
 // renamed returns a copy of the image in which section name is called
 // newName (same length), so that readers no longer find it.
 func (im *image) renamed(tb testing.TB, name, newName string) []byte {

@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -56,11 +55,7 @@ func cli(tb testing.TB) string {
 			return
 		}
 		cliBin = filepath.Join(cliDir, "btfgate")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goTool); err != nil {
-			goTool = "go"
-		}
-		cmd := exec.Command(goTool, "build", "-o", cliBin, "github.com/btfgate/btfgate/cmd/btfgate")
+		cmd := exec.Command("go", "build", "-o", cliBin, "github.com/btfgate/btfgate/cmd/btfgate")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			cliErr = fmt.Errorf("go build ./cmd/btfgate: %v\n%s", err, out)
 		}

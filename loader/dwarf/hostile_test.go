@@ -28,8 +28,7 @@ func walkAll(tb testing.TB, d *Data) (dies int, err error) {
 	}
 	units, uerr := d.Units()
 	check(uerr)
-	r := d.NewReader()
-	ref := d.NewReader()
+	var r, ref *Reader
 	var e, re Entry
 	for i := range units {
 		u := &units[i]
