@@ -29,10 +29,10 @@ type cuSynth struct {
 }
 
 type synthNode struct {
-	src      TypeID
-	fwd      bool // a FWD (or enum without values) standing for src
-	local    TypeID
-	full     *synthNode // for a FWD: the full node, if the unit has one
+	src   TypeID
+	fwd   bool // a FWD (or enum without values) standing for src
+	local TypeID
+	full  *synthNode // for a FWD: the full node, if the unit has one
 }
 
 func newCUSynth(src *Types, seed uint64) *cuSynth {

@@ -132,4 +132,3 @@ func typeWords(k Kind, vlen int) int {
 	}
 	return -1
 }
-
