@@ -29,6 +29,12 @@ if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 go vet ./...
+# staticcheck, U1000 (unused code) included, from the Go module proxy.
+staticcheck=$(go env GOPATH)/bin/staticcheck
+if ! "$staticcheck" -version 2>/dev/null | grep -q '^staticcheck 2026.2'; then
+  go install honnef.co/go/tools/cmd/staticcheck@2026.2.2
+fi
+"$staticcheck" ./...
 # Suites that count what they tried write it here (go test hides a passing
 # package's output); printed after the run.
 BTFGATE_TEST_SUMMARY=$(mktemp)
