@@ -2,7 +2,7 @@
 # btfgate.functions. Every engine loads this module, with or without the
 # default rule families.
 #
-# Rule modules add to five documents, each keyed by rule name, then by
+# Rule modules add to six documents, each keyed by rule name, then by
 # function id (the key of input.functions), to a set:
 #
 #   skip.RULE[id] = {MESSAGE, ...}     leave the function out; a keep rule

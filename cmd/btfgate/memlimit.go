@@ -10,15 +10,9 @@ import (
 // input, unless GOMEMLIMIT is set: the heap then stays near what the encode
 // needs instead of growing to twice its live size between collections. The
 // limit covers the Go heap only; the mapped input adds its resident pages,
-// which the encoder releases as it goes. 48 MiB plus 3/2 of the file size
-// (the corpus kernel, 303 MB: 502 MiB) keeps peak RSS at 0.9x pahole's
-// while the collector mostly leaves the last phases alone: with 9/8 (389
-// MiB) it ran three times after the decode, marking the whole heap while
-// facts and policy allocate (0.13 and 0.30 s instead of 0.04 and 0.24; RSS
-// 358 instead of 420 MB); with 4/3 once, in the policy phase (0.28-0.34
-// s); with 3/2 at most once, sometimes still there.
-// A module (ext4.ko, 19 MB: 77 MiB) never reaches it. Each worker beyond
-// two adds 4 MiB for its buffers.
+// which the encoder releases as it goes. It is 48 MiB plus 3/2 of the file
+// size, plus 4 MiB for each worker beyond two (their buffers);
+// docs/performance.md has the measurements that chose these numbers.
 func setMemoryLimit(input string, jobs int) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
@@ -30,6 +24,7 @@ func setMemoryLimit(input string, jobs int) {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
+	jobs = min(jobs, 4*runtime.GOMAXPROCS(0)) // as encode clamps them
 	if jobs > 2 {
 		limit += int64(jobs-2) * 4 << 20
 	}
