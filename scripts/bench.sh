@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks `btfgate encode` against Debian's pahole on the corpus kernel
+# Benchmarks `btfgate encode` against the reference pahole 1.31 on the corpus kernel
 # and on ext4.ko as split BTF (--btf_base): wall time (the clock around
 # the run, to the millisecond), CPU time (user+sys) and peak RSS of the
 # whole process (from /usr/bin/time), median of N rounds
@@ -33,8 +33,9 @@
 # The corpus comes from ${BTFGATE_SHARED:-../shared}; compressed files are
 # unpacked once into ${BTFGATE_CACHE:-~/.cache/btfgate/corpus} with the same
 # .stamp files that internal/corpus writes, so tests and this script share
-# them. Debian's pahole 1.24 (package dwarves) stands in for the reference
-# pahole: the reference README measures them at the same speed.
+# them. The reference pahole is ${BTFGATE_SHARED}/tools/pahole-1.31/pahole
+# (the build that wrote the reference output; it needs libdw1 and libelf1),
+# or PAHOLE=PATH.
 # Exits non-zero, naming the command, when any run fails.
 set -euo pipefail
 
@@ -102,11 +103,13 @@ install_pkg() {
     die "apt-get install $1 failed"
 }
 
-command -v pahole >/dev/null || install_pkg dwarves
+paholebin=${PAHOLE:-$shared/tools/pahole-1.31/pahole}
+[ -x "$paholebin" ] || die "no reference pahole at $paholebin (set PAHOLE=PATH)"
+if ! "$paholebin" --version >/dev/null 2>&1; then install_pkg libdw1; install_pkg libelf1; fi
+"$paholebin" --version >/dev/null 2>&1 || die "$paholebin does not run"
 [ -x /usr/bin/time ] || install_pkg time
 command -v zstd >/dev/null || install_pkg zstd
 command -v jq >/dev/null || install_pkg jq
-command -v pahole >/dev/null || die "pahole still missing after installing dwarves"
 
 # unpacked REL: the cached, unpacked copy of $shared/REL.zst. The stamp
 # holds the source's size and mtime in nanoseconds, as internal/corpus has it.
@@ -180,7 +183,7 @@ bg_row() { # JOBS TARGET INPUT [EXTRA FLAGS]
 rows=()
 once=() # -j8 rows, run once
 if [ "$pahole_only" = 0 ]; then rows+=("$(bg_row 1 vmlinux "$kernel")"); fi
-rows+=("pahole -j2 vmlinux|vmlinux|pahole|2|pahole -J -j2 --btf_encode_detached=$work/out/pahole-vmlinux.btf $kernel")
+rows+=("pahole -j2 vmlinux|vmlinux|pahole|2|$paholebin -J -j2 --btf_encode_detached=$work/out/pahole-vmlinux.btf $kernel")
 if [ "$pahole_only" = 0 ]; then
   rows+=("$(bg_row 2 vmlinux "$kernel")")
   once+=("$(bg_row 8 vmlinux "$kernel")")
@@ -193,7 +196,7 @@ if [ "$modules" = 1 ]; then
       rows+=("btfgate -j1 ext4.ko|ext4.ko|btfgate|1|n/a")
     fi
   fi
-  rows+=("pahole -j2 ext4.ko|ext4.ko|pahole|2|pahole -J -j2 --btf_base $base_btf --btf_encode_detached=$work/out/pahole-ext4.ko.btf $module")
+  rows+=("pahole -j2 ext4.ko|ext4.ko|pahole|2|$paholebin -J -j2 --btf_base $base_btf --btf_encode_detached=$work/out/pahole-ext4.ko.btf $module")
   if [ "$pahole_only" = 0 ] && [ "$base_ok" = 1 ]; then
     rows+=("$(bg_row 2 ext4.ko "$module" --btf_base "$base_btf")")
     once+=("$(bg_row 8 ext4.ko "$module" --btf_base "$base_btf")")
@@ -270,7 +273,7 @@ run() {
 }
 
 loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)
-echo "bench: $runs round(s); kernel $kernel; pahole $(pahole --version); $(nproc) CPUs; load average $loadavg_start" >&2
+echo "bench: $runs round(s); kernel $kernel; pahole $("$paholebin" --version) ($paholebin); $(nproc) CPUs; load average $loadavg_start" >&2
 for ((i = 1; i <= runs; i++)); do
   # Flip the order each round so that no command always runs first or
   # after the same neighbour.
@@ -481,7 +484,7 @@ if [ -n "$json_out" ]; then
       "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo | sed 's/"/\\"/g')" \
       "$(awk '/^MemTotal/ { printf "%d", $2 / 1024 }' /proc/meminfo)"
     printf '  "linux": "%s",\n  "go_version": "%s",\n  "btfgate_commit": "%s",\n  "pahole_version": "%s",\n' \
-      "$(uname -r)" "$(cd "$repo" && go env GOVERSION)" "$commit" "$(pahole --version)"
+      "$(uname -r)" "$(cd "$repo" && go env GOVERSION)" "$commit" "$("$paholebin" --version)"
     printf '  "kernel": "%s",\n  "module": "%s",\n  "load_average_start": "%s",\n  "load_average_end": "%s",\n' \
       "$kernel" "$module" "$loadavg_start" "$loadavg_end"
     printf '  "rows": [\n%s\n  ],\n' "$(join "${json_rows[@]}")"
