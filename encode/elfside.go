@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/btfgate/btfgate/loader"
+	"github.com/btfgate/btfgate/loader/elffile"
 )
 
 // elfSide is what an encode needs from the ELF file besides the DWARF: the
@@ -24,6 +25,7 @@ func readELFSide(in *loader.Input, opts Options, fo *cuFuncOptions) *elfSide {
 	s := &elfSide{ready: make(chan struct{})}
 	go func() {
 		defer close(s.ready)
+		defer elffile.GuardFaults(in.ELF.Path, &s.err)()
 		syms, err := in.ELF.Symbols()
 		if err != nil {
 			s.err = fmt.Errorf("%w (functions are matched against .symtab)", err) // names the file

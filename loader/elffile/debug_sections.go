@@ -50,7 +50,10 @@ func (f *File) DebugSections(names ...string) (map[string][]byte, error) {
 		j := &jobs[i]
 		if j.needsWork() {
 			if parallel {
-				wg.Go(func() { j.data, j.err = f.loadDebug(j) })
+				wg.Go(func() {
+					defer GuardFaults(f.Path, &j.err)()
+					j.data, j.err = f.loadDebug(j)
+				})
 			} else {
 				j.data, j.err = f.loadDebug(j)
 			}
