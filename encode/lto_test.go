@@ -137,7 +137,7 @@ func TestLTONoteZeroIsAnError(t *testing.T) {
 	}
 	// The first unresolved reference: a subroutine type of the unit at
 	// 0x3b5 returns int, whose DIE is in the unit before.
-	for _, want := range []string{path + ":", "DIE 0x45a refers to 0x284", "outside its unit", "DW_FORM_ref_addr"} {
+	for _, want := range []string{path + ":", ".debug_info+0x45a", "DIE 0x45a refers to 0x284", "outside its unit", "DW_FORM_ref_addr"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}

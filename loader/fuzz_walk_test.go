@@ -53,6 +53,13 @@ func walkImage(t *testing.T, data []byte) {
 	} {
 		w := NewWalker(in.DWARF, f.ByteOrder, opts)
 		var tab TypeTable
+		if in.Merge && len(in.Units) > 0 {
+			if err := w.WalkMerged(in.Units, &tab, nil); err != nil {
+				checkErr(err)
+			} else {
+				exerciseTable(&tab)
+			}
+		}
 		for i := range in.Units {
 			if err := w.Walk(&in.Units[i], &tab); err != nil {
 				checkErr(err)
@@ -78,11 +85,13 @@ func exerciseTable(t *TypeTable) {
 	}
 }
 
-// FuzzWalk feeds mutated objects through the loader. Seeds: the fixtures.
+// FuzzWalk feeds mutated objects through the loader. Seeds: the fixtures,
+// the LTO ones among them (merged walks).
 func FuzzWalk(f *testing.F) {
 	paths, _ := filepath.Glob("../testdata/fixtures/*.o")
 	so, _ := filepath.Glob("../testdata/fixtures/*.so")
-	for _, p := range append(paths, so...) {
+	lto, _ := filepath.Glob("../testdata/fixtures/lto/*.*[eo]")
+	for _, p := range append(append(paths, so...), lto...) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

@@ -84,8 +84,8 @@ func (w *Walker) missed(off uint64) {
 	}
 }
 
-// refError reports the first reference outside the table's units, with
-// the DIE it was read from.
+// refError reports the first reference outside the table's units as a
+// *dwarf.DecodeError at the DIE it was read from.
 func (w *Walker) refError() error {
 	if w.badRef == 0 {
 		return nil
@@ -96,7 +96,13 @@ func (w *Walker) refError() error {
 		where = fmt.Sprintf("outside its unit (0x%x-0x%x): a reference into another unit "+
 			"(DW_FORM_ref_addr) resolves only when all units are merged, and this input's are not", u.Offset, u.End)
 	}
-	return fmt.Errorf("DIE 0x%x refers to 0x%x, %s", w.referrer(w.badRef), w.badRef, where)
+	from := w.referrer(w.badRef)
+	unit := -1
+	if s := w.unitAt(from); s != nil {
+		unit = s.u.Index
+	}
+	return &dwarf.DecodeError{File: w.data.File(), Section: ".debug_info", Offset: from, Unit: unit,
+		Err: fmt.Errorf("DIE 0x%x refers to 0x%x, %s", from, w.badRef, where)}
 }
 
 // referrer returns the offset of a DIE whose type reference is off (for
