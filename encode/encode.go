@@ -51,6 +51,13 @@ type Options struct {
 	// Progress, if set, is called from one goroutine as compile units are
 	// spliced, in order: done of total units. It must return quickly.
 	Progress func(done, total int)
+	// Opened, if set, is called once the input is open, before its units
+	// are walked, with whether they are walked as one (an LTO input, see
+	// loader.Input.Merge) and the size of .debug_info. The merged walk of
+	// an input holds all its DIEs at once: at its peak about MergedHeap
+	// bytes of Go heap per byte of .debug_info, which a caller that sets a
+	// memory limit adds to it.
+	Opened func(merged bool, debugInfo int)
 
 	// keepInfo keeps a module's relocated .debug_info whole until the
 	// encode returns (loader.Input.KeepInfo), for tests.
@@ -119,6 +126,9 @@ func Encode(path string, opts Options) (*Result, error) {
 	defer in.Close()
 	in.KeepInfo = opts.keepInfo
 	res.ByteOrder = in.ELF.ByteOrder
+	if opts.Opened != nil {
+		opts.Opened(in.Merge, in.InfoSize)
+	}
 	excluded, err := languages(opts.LangExclude)
 	if err != nil {
 		return nil, err

@@ -581,6 +581,12 @@ func (w *Walker) finish(t *TypeTable) error {
 		w.tableOf[ri] = TypeID(pos + 1)
 	}
 	w.byOff.seal()
+	if len(w.spans) > 1 {
+		// A merged table is made once: its two largest slices get their
+		// exact size rather than add's steps.
+		t.Entries = slices.Grow(t.Entries, len(w.tabOrd))
+		t.Members = slices.Grow(t.Members[:0], len(w.members))
+	}
 
 	// Decl tags: raw index -> table id; then keep pahole's order (by target
 	// table id, then DIE order).
@@ -738,10 +744,20 @@ func bytesString(b []byte) string {
 // buffers and a TypeTable's slices are kept between units and grow to the
 // largest unit's size; append's 1.25× steps for large slices would leave
 // four times that size in garbage on the way, and the heap pages it takes
-// are page faults (about 1 ms per MB on a module's encode).
+// are page faults (about 1 ms per MB on a module's encode). Beyond
+// bigSlice elements (only the merged units of an LTO input get there) s
+// grows by half: doubling could leave half of a buffer of hundreds of MB
+// unused, and the old and new arrays live together while it is copied.
 func add[T any](s []T, v T) []T {
 	if len(s) == cap(s) {
-		s = slices.Grow(s, max(len(s), 64))
+		grow := max(len(s), 64)
+		if len(s) >= bigSlice {
+			grow = len(s) / 2
+		}
+		s = slices.Grow(s, grow)
 	}
 	return append(s, v)
 }
+
+// bigSlice is the length from which add grows a slice by half.
+const bigSlice = 1 << 20

@@ -42,7 +42,20 @@ func (w *Walker) WalkMerged(units []dwarf.Unit, t *TypeTable, skip func(*dwarf.U
 			return err
 		}
 	}
-	return w.finish(t)
+	err := w.finish(t)
+	w.release()
+	return err
+}
+
+// release lets the garbage collector have the walk's buffers: after a
+// merged walk they hold all of an input's DIEs, and the next walk, if any,
+// is of another input.
+func (w *Walker) release() {
+	w.raw, w.tableOf, w.tabOrd, w.members, w.stack, w.ptrTags, w.params, w.start = nil, nil, nil, nil, nil, nil, nil, nil
+	w.funcs, w.funcOrder, w.fparams, w.fannots, w.funcFirst = nil, nil, nil, nil, nil
+	w.paramRaw, w.paramSlot, w.funcIndex, w.recoded = nil, nil, nil, nil
+	w.vars, w.vannots = nil, nil
+	w.byOff = offsetIndex{}
 }
 
 // SkippedRefs is the number of references the last walk read as void
