@@ -7,6 +7,7 @@ package encode
 // pahole 1.31 wrote for each object (lto/expected, written by build.sh).
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -149,6 +150,27 @@ func TestLTONoteZeroIsAnError(t *testing.T) {
 	for _, want := range []string{path + ":", ".debug_info+0x45a", "DIE 0x45a refers to 0x284", "outside its unit", "DW_FORM_ref_addr"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
+
+// TestLTOSameBytesForAnyJobs: the merged walk is one job; the output does
+// not depend on -j.
+func TestLTOSameBytesForAnyJobs(t *testing.T) {
+	var first []byte
+	for _, jobs := range []int{1, 2, 4} {
+		res, err := Encode(filepath.Join(ltoDir, "thin.exe"), Options{Features: features.Default(), Jobs: jobs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := res.Types.Marshal(binary.LittleEndian)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = raw
+		} else if !bytes.Equal(raw, first) {
+			t.Errorf("-j%d: %d bytes differ from -j1's %d", jobs, len(raw), len(first))
 		}
 	}
 }
