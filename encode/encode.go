@@ -51,6 +51,13 @@ type Options struct {
 	// Progress, if set, is called from one goroutine as compile units are
 	// spliced, in order: done of total units. It must return quickly.
 	Progress func(done, total int)
+	// Opened, if set, is called once the input is open, before its units
+	// are walked, with whether they are walked as one (an LTO input, see
+	// loader.Input.Merge) and the size of .debug_info. The merged walk of
+	// an input holds all its DIEs at once: at its peak about MergedHeap
+	// bytes of Go heap per byte of .debug_info, which a caller that sets a
+	// memory limit adds to it.
+	Opened func(merged bool, debugInfo int)
 
 	// keepInfo keeps a module's relocated .debug_info whole until the
 	// encode returns (loader.Input.KeepInfo), for tests.
@@ -126,6 +133,9 @@ func Encode(path string, opts Options) (*Result, error) {
 	}
 	in.KeepInfo = opts.keepInfo
 	res.ByteOrder = in.ELF.ByteOrder
+	if opts.Opened != nil {
+		opts.Opened(in.Merge, in.InfoSize)
+	}
 	excluded, err := languages(opts.LangExclude)
 	if err != nil {
 		return nil, err
@@ -148,7 +158,7 @@ func Encode(path string, opts Options) (*Result, error) {
 		pipe = startDedupPipe(all, int(all.NextID())+types, words)
 		defer pipe.wait() // on early returns too
 	}
-	states, datasecs, err := convertUnits(in, opts, fo, side, excluded, all, pipe)
+	states, datasecs, skippedRefs, err := convertUnits(in, opts, fo, side, excluded, all, pipe)
 	if serr := side.wait(); serr != nil {
 		return nil, serr // the ELF's error first, as when it was read first
 	}
@@ -160,6 +170,10 @@ func Encode(path string, opts Options) (*Result, error) {
 		pipe.close()
 	}
 	res.Units = len(in.Units)
+	if skippedRefs > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d type references into compile units left out "+
+			"by the language exclusion read as void, as in pahole", skippedRefs))
+	}
 	in.ReleaseDebug()
 	lap("decode+convert")
 
@@ -205,18 +219,22 @@ func Encode(path string, opts Options) (*Result, error) {
 
 // convertUnits walks and converts every compile unit on opts.Jobs workers
 // and splices the fragments into dst strictly in unit order. At most 2×jobs
-// fragments wait to be spliced, which bounds memory.
-func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSide, excluded map[uint64]bool, dst *btf.Types, pipe *dedupPipe) ([]funcState, []datasecEntry, error) {
+// fragments wait to be spliced, which bounds memory. The units of an input
+// pahole merges (loader.Input.Merge) are walked and converted as one. It
+// also returns the number of references that read as void because they
+// point into a unit the language exclusion left out of a merge.
+func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSide, excluded map[uint64]bool, dst *btf.Types, pipe *dedupPipe) ([]funcState, []datasecEntry, int, error) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	units := in.Units
+	units := unitJobs(in)
 	type result struct {
-		frag   *btf.Fragment
-		states []funcState
-		infos  []secinfo
-		err    error
+		frag    *btf.Fragment
+		states  []funcState
+		infos   []secinfo
+		skipped int
+		err     error
 	}
 	slots := make([]chan result, len(units))
 	for i := range slots {
@@ -240,17 +258,17 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 			conv := btf.NewConverter(convOpts, strSecs)
 			var tab loader.TypeTable
 			for i := range next {
-				u := &units[i]
-				if !wantUnit(u) {
+				u := units[i].unit
+				if units[i].merged == nil && !wantUnit(u) {
 					slots[i] <- result{}
 					continue
 				}
-				err := walker.Walk(u, &tab)
+				err := units[i].walk(walker, &tab, excluded)
 				if err != nil {
 					slots[i] <- result{err: withPath(in.Path, err)}
 					continue
 				}
-				if excluded[u.Language] {
+				if units[i].merged == nil && excluded[u.Language] {
 					slots[i] <- result{}
 					continue
 				}
@@ -275,7 +293,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 				} else {
 					err = fmt.Errorf("%s: %w", in.Path, err)
 				}
-				slots[i] <- result{frag: frag, states: states, infos: infos, err: err}
+				slots[i] <- result{frag: frag, states: states, infos: infos, skipped: walker.SkippedRefs(), err: err}
 			}
 		}()
 	}
@@ -300,6 +318,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	var states []funcState
 	var datasecs []datasecEntry
 	var firstErr error
+	skipped := 0
 	for i := range units {
 		r := <-slots[i]
 		<-window
@@ -327,7 +346,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 		// The units up to this one are read, and nothing taken from them
 		// points into .debug_info any more (splicing and globalize copy
 		// the names read inline): its pages there can go.
-		in.ReleaseInfoBefore(units[i].End)
+		in.ReleaseInfoBefore(units[i].end)
 		if pipe != nil {
 			pipe.publish(dst)
 		}
@@ -340,11 +359,12 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 				Type: r.frag.VarIDs[si.varIdx] + tailShift, Offset: si.offset, Size: si.size}})
 		}
 		states = append(states, r.states...)
+		skipped += r.skipped
 	}
 	// Slots are buffered, so workers never block on them; closing stop ends
 	// the feeder, which closes next and lets the workers return.
 	wg.Wait()
-	return states, datasecs, firstErr
+	return states, datasecs, skipped, firstErr
 }
 
 // policyOf returns the engine that decides for an encode with opts.

@@ -54,6 +54,13 @@ type Walker struct {
 	vars    []rawVar
 	vannots []string
 
+	// The unit being walked, and the units of the table with the
+	// references that found no DIE in them (mergewalk.go).
+	cur         *dwarf.Unit
+	spans       []unitSpan
+	badRef      uint64
+	skippedRefs int
+
 	order        binary.ByteOrder
 	littleEndian bool
 }
@@ -137,9 +144,20 @@ func walkedAttrs() *dwarf.AttrSet {
 
 // Walk decodes unit u into t (which it resets first).
 func (w *Walker) Walk(u *dwarf.Unit, t *TypeTable) error {
+	w.begin(t, u, u.Offset, u.End)
+	w.spans = append(w.spans[:0], unitSpan{u: u, walked: true})
+	if err := w.walkUnit(u, t, nil); err != nil {
+		return err
+	}
+	return w.finish(t)
+}
+
+// begin resets w and t for a table of the units in .debug_info's range
+// [from, to); t takes u's attributes.
+func (w *Walker) begin(t *TypeTable, u *dwarf.Unit, from, to uint64) {
 	t.reset(u)
 	w.raw = w.raw[:0]
-	w.byOff.begin(u.Offset, u.End-u.Offset)
+	w.byOff.begin(from, to-from)
 	w.tabOrd = w.tabOrd[:0]
 	w.members = w.members[:0]
 	w.stack = w.stack[:0]
@@ -151,21 +169,24 @@ func (w *Walker) Walk(u *dwarf.Unit, t *TypeTable) error {
 	w.fannots = w.fannots[:0]
 	w.vars = w.vars[:0]
 	w.vannots = w.vannots[:0]
+	w.badRef, w.skippedRefs = 0, 0
+}
 
+// walkUnit adds the DIEs of unit u to the walk's buffers, unless skip
+// (if not nil) says to leave u out once its root DIE is read.
+func (w *Walker) walkUnit(u *dwarf.Unit, t *TypeTable, skip func(*dwarf.Unit) bool) error {
 	if err := w.r.Seek(u); err != nil {
 		return err
 	}
+	w.cur = u
 	e := &w.e
 	if !w.r.Next(e) {
-		if err := w.r.Err(); err != nil {
-			return err
-		}
-		return nil // empty unit
+		return w.r.Err() // nil: an empty unit
 	}
-	if !e.Children {
+	if (skip != nil && skip(u)) || !e.Children {
 		return nil
 	}
-	w.stack = add(w.stack, frame{kind: frameScope, raw: -1})
+	w.stack = add(w.stack[:0], frame{kind: frameScope, raw: -1})
 	for len(w.stack) > 0 && w.r.Next(e) {
 		if e.Tag == 0 {
 			top := w.stack[len(w.stack)-1]
@@ -181,10 +202,7 @@ func (w *Walker) Walk(u *dwarf.Unit, t *TypeTable) error {
 		}
 		w.visit(e, t)
 	}
-	if err := w.r.Err(); err != nil {
-		return err
-	}
-	return w.finish(t)
+	return w.r.Err()
 }
 
 // visit handles one DIE according to the frame it appears in.
@@ -278,7 +296,7 @@ func (w *Walker) visit(e *dwarf.Entry, t *TypeTable) {
 		return
 	case dwarf.TagVariable:
 		if len(w.stack) == 1 {
-			w.addVar(e, t.Unit)
+			w.addVar(e, w.cur)
 			return
 		}
 	case dwarf.TagLexicalBlock, dwarf.TagInlinedSubroutine:
@@ -546,6 +564,7 @@ func (w *Walker) resolve(off uint64) TypeID {
 	}
 	i := w.lookup(off)
 	if i < 0 {
+		w.missed(off)
 		return 0
 	}
 	return w.tableOf[i]
@@ -562,6 +581,12 @@ func (w *Walker) finish(t *TypeTable) error {
 		w.tableOf[ri] = TypeID(pos + 1)
 	}
 	w.byOff.seal()
+	if len(w.spans) > 1 {
+		// A merged table is made once: its two largest slices get their
+		// exact size rather than add's steps.
+		t.Entries = slices.Grow(t.Entries, len(w.tabOrd))
+		t.Members = slices.Grow(t.Members[:0], len(w.members))
+	}
 
 	// Decl tags: raw index -> table id; then keep pahole's order (by target
 	// table id, then DIE order).
@@ -636,7 +661,7 @@ func (w *Walker) finish(t *TypeTable) error {
 			}
 		}
 	}
-	return nil
+	return w.refError()
 }
 
 // groupParams fills t.Params grouped by subroutine type (DIE order within
@@ -723,10 +748,20 @@ func bytesString(b []byte) string {
 // buffers and a TypeTable's slices are kept between units and grow to the
 // largest unit's size; append's 1.25× steps for large slices would leave
 // four times that size in garbage on the way, and the heap pages it takes
-// are page faults (about 1 ms per MB on a module's encode).
+// are page faults (about 1 ms per MB on a module's encode). Beyond
+// bigSlice elements (only the merged units of an LTO input get there) s
+// grows by half: doubling could leave half of a buffer of hundreds of MB
+// unused, and the old and new arrays live together while it is copied.
 func add[T any](s []T, v T) []T {
 	if len(s) == cap(s) {
-		s = slices.Grow(s, max(len(s), 64))
+		grow := max(len(s), 64)
+		if len(s) >= bigSlice {
+			grow = len(s) / 2
+		}
+		s = slices.Grow(s, grow)
 	}
 	return append(s, v)
 }
+
+// bigSlice is the length from which add grows a slice by half.
+const bigSlice = 1 << 20

@@ -32,7 +32,7 @@ func analyzeFuncs(w *Walker, t *TypeTable, isClang bool) {
 		}
 		p.InMemory = int(p.TypeSize) > limit
 		if p.HasLoc {
-			w.decodeLocation(&p, &rp.loc, t.Unit, addrSize, arch)
+			w.decodeLocation(&p, &rp.loc, w.unitOf(rp.off, t.Unit), addrSize, arch)
 		}
 		t.FuncParams[slot] = p
 	}

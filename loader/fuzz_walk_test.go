@@ -53,6 +53,13 @@ func walkImage(t *testing.T, data []byte) {
 	} {
 		w := NewWalker(in.DWARF, f.ByteOrder, opts)
 		var tab TypeTable
+		if in.Merge && len(in.Units) > 0 {
+			if err := w.WalkMerged(in.Units, &tab, nil); err != nil {
+				checkErr(err)
+			} else {
+				exerciseTable(&tab)
+			}
+		}
 		for i := range in.Units {
 			if err := w.Walk(&in.Units[i], &tab); err != nil {
 				checkErr(err)
@@ -77,13 +84,15 @@ func exerciseTable(t *TypeTable) {
 	}
 }
 
-// FuzzWalk feeds mutated objects through the loader. Seeds: the fixtures
-// (with the packed-struct ones: bitfields and structs at odd offsets).
+// FuzzWalk feeds mutated objects through the loader. Seeds: the fixtures,
+// with the packed-struct ones (bitfields and structs at odd offsets) and
+// the LTO ones (merged walks).
 func FuzzWalk(f *testing.F) {
 	paths, _ := filepath.Glob("../testdata/fixtures/*.o")
 	so, _ := filepath.Glob("../testdata/fixtures/*.so")
 	packed, _ := filepath.Glob("../testdata/fixtures/packed/*.o")
-	for _, p := range append(append(paths, so...), packed...) {
+	lto, _ := filepath.Glob("../testdata/fixtures/lto/*.*[eo]")
+	for _, p := range append(append(append(paths, so...), packed...), lto...) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

@@ -17,6 +17,11 @@ type Input struct {
 	// .debug_info, for sizing buffers.
 	DebugStr, DebugLineStr []byte
 	InfoSize               int
+	// Merge says the units are walked as one, as pahole merges the units
+	// of an LTO link (see mergeUnits); Note is the Linux LTO_INFO note
+	// that decided it, if any.
+	Merge bool
+	Note  LTONote
 
 	// KeepInfo keeps a relocated .debug_info whole until Close, where
 	// ReleaseInfoBefore and ReleaseDebug would discard it (see
@@ -84,11 +89,16 @@ func newInput(f *elffile.File) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
+	merge, note, err := mergeUnits(f, d, units)
+	if err != nil {
+		return nil, err
+	}
 	// Reading the unit headers faulted in much of .debug_info (the kernel
 	// maps pages around each fault); let it go until the units are walked.
 	f.Release(secs[".debug_info"])
 	return &Input{Path: f.Path, ELF: f, DWARF: d, Units: units,
 		DebugStr: secs[".debug_str"], DebugLineStr: secs[".debug_line_str"], InfoSize: len(secs[".debug_info"]),
+		Merge: merge, Note: note,
 		info: secs[".debug_info"], infoCopied: f.IsCopy(secs[".debug_info"]), secs: secs}, nil
 }
 

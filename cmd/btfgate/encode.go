@@ -111,6 +111,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 		opts.BaseCache = baseCache(fl.cache)
 	}
 	setMemoryLimit(input, fl.jobs)
+	opts.Opened = raiseForMerge
 	progress, stopProgress := newProgress(stderr)
 	opts.Progress = progress
 	res, err := encodeWith(input, st.policy, st.rules, opts)

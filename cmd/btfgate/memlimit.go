@@ -1,9 +1,12 @@
 package main
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/btfgate/btfgate/encode"
 )
 
 // setMemoryLimit gives the Go runtime a soft memory limit scaled to the
@@ -29,4 +32,18 @@ func setMemoryLimit(input string, jobs int) {
 		limit += int64(jobs-2) * 4 << 20
 	}
 	debug.SetMemoryLimit(limit)
+}
+
+// raiseForMerge adds to the limit setMemoryLimit set what the merged walk
+// of an LTO input holds at its peak (encode.MergedHeap per byte of
+// .debug_info): below it the collector would run without pause. It is
+// encode.Options.Opened.
+func raiseForMerge(merged bool, debugInfo int) {
+	if !merged || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	limit := debug.SetMemoryLimit(-1)
+	if extra := int64(encode.MergedHeap) * int64(debugInfo); limit < math.MaxInt64-extra {
+		debug.SetMemoryLimit(limit + extra)
+	}
 }

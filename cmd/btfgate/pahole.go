@@ -301,6 +301,7 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 		opts.BaseCache = baseCache("") // $BTFGATE_BASE_CACHE
 	}
 	setMemoryLimit(input, p.jobs)
+	opts.Opened = raiseForMerge
 	res, err := encodeWith(input, engine.Start(contextBackground(), cfg), r, opts)
 	if err != nil {
 		return err

@@ -69,3 +69,6 @@ func New(s Sections) (*Data, error) {
 
 // ByteOrder returns the byte order of the data.
 func (d *Data) ByteOrder() binary.ByteOrder { return d.order }
+
+// File returns the name of the file the sections came from (Sections.File).
+func (d *Data) File() string { return d.file }

@@ -1,0 +1,96 @@
+package loader
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/btfgate/btfgate/loader/dwarf"
+	"github.com/btfgate/btfgate/loader/elffile"
+)
+
+// LTONote is what an input's Linux LTO_INFO ELF note says.
+type LTONote int8
+
+const (
+	LTONoteAbsent LTONote = iota // no such note
+	LTONoteOff                   // the note says 0: not an LTO build
+	LTONoteOn                    // the note says non-zero: an LTO build
+)
+
+// linuxNoteLTOInfo is LINUX_ELFNOTE_LTO_INFO (linux/elfnote-lto.h).
+const linuxNoteLTOInfo = 0x101
+
+// shtNote is SHT_NOTE.
+const shtNote = 7
+
+// mergeUnits decides, as pahole's cus__merging_cu does, whether the units
+// of the input are merged into one (the spec's "LTO input"): the first
+// Linux LTO_INFO note decides when there is one; without it, any
+// abbreviation of any unit using DW_FORM_ref_addr, the form units of an
+// LTO link refer to each other with, makes a merge.
+func mergeUnits(f *elffile.File, d *dwarf.Data, units []dwarf.Unit) (bool, LTONote, error) {
+	note, err := ltoNote(f)
+	if err != nil {
+		return false, note, err
+	}
+	if note != LTONoteAbsent {
+		return note == LTONoteOn, note, nil
+	}
+	seen := map[uint64]bool{}
+	for i := range units {
+		u := &units[i]
+		if seen[u.AbbrevOffset] {
+			continue
+		}
+		seen[u.AbbrevOffset] = true
+		uses, err := d.AbbrevUsesForm(u, dwarf.FormRefAddr)
+		if err != nil {
+			return false, note, err
+		}
+		if uses {
+			return true, note, nil
+		}
+	}
+	return false, note, nil
+}
+
+// ltoNote finds the first Linux LTO_INFO note in the SHT_NOTE sections,
+// reading them as elfutils' gelf_getnote does (name and descriptor padded
+// to 4 bytes, or to 8 in a section aligned to 8); pahole reads the
+// descriptor's first int.
+func ltoNote(f *elffile.File) (LTONote, error) {
+	order := f.ByteOrder
+	for i := range f.Sections {
+		s := &f.Sections[i]
+		if s.Type != shtNote {
+			continue
+		}
+		data, err := f.SectionData(s)
+		if err != nil {
+			return LTONoteAbsent, fmt.Errorf("notes: %w", err)
+		}
+		align := uint64(4)
+		if s.Addralign == 8 {
+			align = 8
+		}
+		pad := func(n uint64) uint64 { return (n + align - 1) &^ (align - 1) }
+		for off := uint64(0); off+12 <= uint64(len(data)); {
+			namesz := uint64(order.Uint32(data[off:]))
+			descsz := uint64(order.Uint32(data[off+4:]))
+			typ := order.Uint32(data[off+8:])
+			name := off + 12
+			desc := pad(name + namesz)
+			if namesz > uint64(len(data)) || descsz > uint64(len(data)) || desc+descsz > uint64(len(data)) {
+				break // malformed: gelf_getnote stops here too
+			}
+			if typ == linuxNoteLTOInfo && string(bytes.TrimRight(data[name:name+namesz], "\x00")) == "Linux" {
+				if bytes.Count(data[desc:desc+min(descsz, 4)], []byte{0}) == int(min(descsz, 4)) {
+					return LTONoteOff, nil
+				}
+				return LTONoteOn, nil
+			}
+			off = pad(desc + descsz)
+		}
+	}
+	return LTONoteAbsent, nil
+}
