@@ -16,6 +16,7 @@ import (
 	"github.com/btfgate/btfgate/features"
 	"github.com/btfgate/btfgate/loader"
 	"github.com/btfgate/btfgate/loader/dwarf"
+	"github.com/btfgate/btfgate/loader/elffile"
 )
 
 // Options configure an encode.
@@ -105,7 +106,16 @@ type Phase struct {
 }
 
 // Encode reads path and returns its deduplicated BTF.
-func Encode(path string, opts Options) (*Result, error) {
+//
+// The input is mapped: a fault on it (the file truncated while it is
+// encoded) is an *elffile.FaultError, on this goroutine as on the
+// workers.
+func Encode(path string, opts Options) (res *Result, err error) {
+	defer elffile.GuardFaults(path, &err)()
+	return encodeFile(path, opts)
+}
+
+func encodeFile(path string, opts Options) (*Result, error) {
 	opts.Jobs = workers(opts.Jobs)
 	res := &Result{}
 	clock := time.Now()
@@ -257,29 +267,27 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 			walker := loader.NewWalker(in.DWARF, in.ELF.ByteOrder, walkOpts)
 			conv := btf.NewConverter(convOpts, strSecs)
 			var tab loader.TypeTable
-			for i := range next {
+			// unit walks and converts unit i; a fault on the mapped input
+			// (the file truncated meanwhile) is its error.
+			unit := func(i int) (r result) {
+				defer elffile.GuardFaults(in.Path, &r.err)()
 				u := units[i].unit
 				if units[i].merged == nil && !wantUnit(u) {
-					slots[i] <- result{}
-					continue
+					return result{}
 				}
 				err := units[i].walk(walker, &tab, excluded)
 				if err != nil {
-					slots[i] <- result{err: withPath(in.Path, err)}
-					continue
+					return result{err: withPath(in.Path, err)}
 				}
 				if units[i].merged == nil && excluded[u.Language] {
-					slots[i] <- result{}
-					continue
+					return result{}
 				}
 				if err := side.wait(); err != nil { // fo.elf and side.vs are set after it
-					slots[i] <- result{err: err}
-					continue
+					return result{err: err}
 				}
 				vars, infos, err := filterVars(&tab, side.vs)
 				if err != nil {
-					slots[i] <- result{err: err}
-					continue
+					return result{err: err}
 				}
 				var reuse *btf.Fragment
 				select {
@@ -293,7 +301,10 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 				} else {
 					err = fmt.Errorf("%s: %w", in.Path, err)
 				}
-				slots[i] <- result{frag: frag, states: states, infos: infos, skipped: walker.SkippedRefs(), err: err}
+				return result{frag: frag, states: states, infos: infos, skipped: walker.SkippedRefs(), err: err}
+			}
+			for i := range next {
+				slots[i] <- unit(i)
 			}
 		}()
 	}
