@@ -117,7 +117,13 @@ func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
 			if o.trueSignature && sigChanged && p.Optimized {
 				continue
 			}
-			allParams = append(allParams, stateParam{name: p.Name, typ: btf.TypeID(p.Type)})
+			name := p.Name
+			if o.trueSignature && sigChanged && p.TrueSigMember != "" && name != "" {
+				// pahole names a parameter with a member candidate
+				// PARAM__MEMBER, whether or not the walk passed the member.
+				name = name + "__" + p.TrueSigMember
+			}
+			allParams = append(allParams, stateParam{name: name, typ: btf.TypeID(p.Type)})
 		}
 		if f.Flags&loader.FuncVarargs != 0 {
 			allParams = append(allParams, stateParam{})

@@ -1,6 +1,10 @@
 package loader
 
-import "github.com/btfgate/btfgate/loader/dwarf"
+import (
+	"math/bits"
+
+	"github.com/btfgate/btfgate/loader/dwarf"
+)
 
 // analyzeFuncs fills the parameters of t.Funcs and computes pahole's
 // location facts and per-function flags: parameter decoding (spec §2.4),
@@ -33,6 +37,9 @@ func analyzeFuncs(w *Walker, t *TypeTable, isClang bool) {
 		p.InMemory = int(p.TypeSize) > limit
 		if p.HasLoc {
 			w.decodeLocation(&p, &rp.loc, t.Unit, addrSize, arch)
+			if p.FirstFields != 0 || p.SecondFields != 0 {
+				w.trueSigCandidate(&p, rp, addrSize)
+			}
 		}
 		t.FuncParams[slot] = p
 	}
@@ -40,9 +47,18 @@ func analyzeFuncs(w *Walker, t *TypeTable, isClang bool) {
 	// 2. Abstract-origin sharing, in functions_table order. A parameter
 	// that refers to an origin takes its name and type from it; the
 	// origin accumulates the concrete location facts.
+	//
+	// recoded says whether a parameter's type is final yet. pahole
+	// resolves every parameter's own DW_AT_type in one pass over its
+	// tags_table, before any function; a parameter that refers to an
+	// origin gets its type only when its function is recoded, in
+	// functions_table order. So an origin parameter with a type of its
+	// own is always resolved, and one that refers to an origin itself
+	// reads as void until its function has been reached.
 	recoded := w.recoded[:0]
-	for range t.FuncParams {
-		recoded = append(recoded, false)
+	for slot := range t.FuncParams {
+		rp := &w.fparams[w.paramRaw[slot]]
+		recoded = append(recoded, rp.typeRef != 0 || rp.origin == 0)
 	}
 	w.recoded = recoded
 	for fi := range t.Funcs {
@@ -50,10 +66,10 @@ func analyzeFuncs(w *Walker, t *TypeTable, isClang bool) {
 		for slot := f.First; slot < f.First+f.Count; slot++ {
 			rp := &w.fparams[w.paramRaw[slot]]
 			p := &t.FuncParams[slot]
-			recoded[slot] = true
 			if rp.typeRef != 0 || rp.origin == 0 {
 				continue
 			}
+			recoded[slot] = true
 			o := w.paramAt(rp.origin)
 			if o < 0 {
 				continue
@@ -64,8 +80,7 @@ func analyzeFuncs(w *Walker, t *TypeTable, isClang bool) {
 			if p.Idx != op.Idx {
 				f.Flags |= FuncReordered
 			}
-			// pahole copies the origin's type as recoded so far: an origin
-			// later in the table has not been recoded yet and reads as void.
+			// The origin's type as recoded so far (see recoded above).
 			p.Type = 0
 			if recoded[o] {
 				p.Type = op.Type
@@ -93,6 +108,9 @@ func analyzeFuncs(w *Walker, t *TypeTable, isClang bool) {
 			}
 			op.FirstFields |= p.FirstFields
 			op.SecondFields |= p.SecondFields
+			if p.TrueSigMember != "" && op.TrueSigMember == "" {
+				op.TrueSigMember, op.TrueSigType = p.TrueSigMember, p.TrueSigType
+			}
 		}
 	}
 
@@ -165,6 +183,71 @@ func (t *TypeTable) isStructParam(id TypeID) bool {
 		return false
 	}
 	return false
+}
+
+// trueSigCandidate is pahole's parameter__finish_piece_decode: when the
+// piece walk found exactly one piece, in one of the two register parts,
+// the struct member at that byte offset becomes the parameter's
+// true_signature member candidate. Only a parameter with its own name and
+// type has one (a concrete instance's parameter that refers to an origin
+// has neither).
+func (w *Walker) trueSigCandidate(p *FuncParam, rp *rawFuncParam, addrSize int) {
+	first, second := p.FirstFields, p.SecondFields
+	if first != 0 && second != 0 || bits.OnesCount64(first) >= 2 || bits.OnesCount64(second) >= 2 {
+		return
+	}
+	if rp.name == "" || rp.typeRef == 0 {
+		return
+	}
+	off := uint64(bits.TrailingZeros64(first))
+	if first == 0 {
+		off = uint64(addrSize + bits.TrailingZeros64(second))
+	}
+	m := w.memberAt(rp.typeRef, off)
+	if m == nil || m.name == "" || m.ref == 0 {
+		return
+	}
+	p.TrueSigMember = m.name
+	p.TrueSigType = w.resolve(m.ref)
+}
+
+// memberAt is pahole's get_member_with_offset: the type that ref names is
+// followed through DW_AT_type while it has no DW_AT_byte_size (typedefs,
+// qualifiers, and pointers, which carry no size in DWARF); if it is then a
+// struct, its first member at byte off (by DW_AT_data_bit_offset, else
+// DW_AT_data_member_location) is returned.
+func (w *Walker) memberAt(ref uint64, off uint64) *rawMember {
+	for n := 0; n < 64; n++ {
+		i := w.lookup(ref)
+		if i < 0 {
+			return nil
+		}
+		rt := &w.raw[i]
+		if rt.size == 0 {
+			ref = rt.ref
+			continue
+		}
+		if rt.tag != dwarf.TagStructureType {
+			return nil
+		}
+		k := int32(rt.first)
+		for c := rt.count; c > 0 && k >= 0; c-- {
+			m := &w.members[k]
+			k = m.next
+			switch {
+			case m.hasDataBitOff:
+				if m.dataBitOffset == off*8 {
+					return m
+				}
+			case m.hasLoc:
+				if m.loc == off {
+					return m
+				}
+			}
+		}
+		return nil
+	}
+	return nil
 }
 
 // maxOps bounds the operations pahole's decoding looks at per expression;
@@ -416,11 +499,19 @@ func analyzeLocations(params []FuncParam, arch Arch, addrSize int, trueSig, isCl
 					continue
 				}
 				if nextPreservesSlots(params, i, r, slots, arch) {
+					// The next parameter sits after the whole struct:
+					// the struct keeps its registers.
+					p.TrueSigMember, p.TrueSigType = "", 0
 					r += slots
 					continue
 				}
-				// The member-replacement step needs the true_sig member
-				// candidate, which the loader does not record yet.
+				if p.TrueSigMember != "" && p.TrueSigType != 0 {
+					// Only the member is passed, in one register.
+					p.Type = p.TrueSigType
+					p.TrueSigApplied = true
+					r++
+					continue
+				}
 			}
 		case p.HasConstValue && !isClang:
 			p.Optimized = true
