@@ -88,3 +88,68 @@ func skipLines(res *Result) string {
 	}
 	return b.String()
 }
+
+// TestFixtureClangABIFacts checks the facts that say why on the clang 19
+// executable: which ABI walk ran, the register slots each parameter got,
+// and the member the true signature passes.
+func TestFixtureClangABIFacts(t *testing.T) {
+	type param struct {
+		name           string
+		slot, slots    int
+		expected       int
+		member         string
+		passedAsMember bool
+	}
+	cases := []struct {
+		set    string
+		fn     string
+		walk   string
+		params []param
+	}{
+		{"default", "global_pair_mid", "registers", []param{{"a", 0, 1, 5, "", false}, {"p", 1, 2, 4, "", false}, {"c", 3, 1, 2, "", false}}},
+		{"default", "global_mem_first", "registers", []param{{"b", -1, 0, -1, "", false}, {"x", 0, 1, 5, "", false}, {"y", 1, 1, 4, "", false}}},
+		{"default", "agg_first_member", "locations", []param{{"a", 0, 2, 5, "f1", false}, {"b", 2, 2, 1, "", false}, {"i", 4, 1, 8, "", false}}},
+		{"true_signature", "agg_first_member", "true_signature", []param{{"a", 0, 1, 5, "f1", true}, {"b", 1, 2, 4, "", false}, {"i", 3, 1, 2, "", false}}},
+		{"true_signature", "agg_whole", "true_signature", []param{{"a", 0, 2, 5, "", false}, {"dead", -1, 0, -1, "", false}, {"i", 2, 1, 1, "", false}}},
+		{"true_signature", "global_dead", "registers", []param{{"a", 0, 1, 5, "", false}, {"b", 1, 1, 4, "", false}, {"c", 2, 1, 1, "", false}}},
+	}
+	results := map[string]*Result{}
+	for _, c := range cases {
+		res := results[c.set]
+		if res == nil {
+			spec := "default"
+			if c.set != "default" {
+				spec = "default," + c.set
+			}
+			fs, _, err := features.Parse(spec, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res, err = Encode(fixturePath(t, "clang_abi.clang19-dwarf5.elf"), Options{Features: fs, Jobs: 1, Detail: true}); err != nil {
+				t.Fatal(err)
+			}
+			results[c.set] = res
+		}
+		found := false
+		for _, f := range res.Functions {
+			if f.Name != c.fn {
+				continue
+			}
+			found = true
+			in := f.Canonical
+			if !in.Clang || in.ABIWalk != c.walk {
+				t.Errorf("%s [%s]: clang=%v abi_walk=%q, want true %q", c.fn, c.set, in.Clang, in.ABIWalk, c.walk)
+			}
+			var got []param
+			for _, p := range in.Params {
+				got = append(got, param{p.Name, p.ABISlot, p.ABISlots, p.ExpectedReg, p.TrueSigMember, p.PassedAsMember})
+			}
+			if fmt.Sprint(got) != fmt.Sprint(c.params) {
+				t.Errorf("%s [%s]: parameters (name slot slots expected_reg member passed) %v, want %v", c.fn, c.set, got, c.params)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no such function group", c.fn)
+		}
+	}
+}

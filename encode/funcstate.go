@@ -110,7 +110,7 @@ func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
 		factsFrom, paramsFrom := len(allFacts), len(allParams)
 		for i := range params {
 			p := &params[i]
-			allFacts = append(allFacts, paramFacts(tab, p))
+			allFacts = append(allFacts, paramFacts(tab, p, o.arch))
 			if reordered && (!p.HasLoc || p.Optimized) {
 				continue
 			}
@@ -176,12 +176,18 @@ func uncertainLocation(tab *loader.TypeTable, params []loader.FuncParam, arch lo
 	return false
 }
 
-func paramFacts(tab *loader.TypeTable, p *loader.FuncParam) facts.Param {
+func paramFacts(tab *loader.TypeTable, p *loader.FuncParam, arch loader.Arch) facts.Param {
+	expected := -1
+	if p.ABISlot >= 0 && int(p.ABISlot) < arch.NrRegs {
+		expected = int(arch.RegMap[p.ABISlot])
+	}
 	return facts.Param{
 		Name: strings.Clone(p.Name), Type: tab.TypeName(p.Type), Idx: int(p.Idx), OriginIdx: int(p.OriginIdx),
 		HasLoc: p.HasLoc, HasConstValue: p.HasConstValue, LocReg: int(p.LocReg),
 		LocStack: p.LocStack, LocConst: p.LocConst, TypeSize: int(p.TypeSize), InMemory: p.InMemory,
 		IsStruct: tab.IsStructParam(p.Type), Optimized: p.Optimized, UnexpectedReg: p.UnexpectedReg,
+		ABISlot: int(p.ABISlot), ABISlots: int(p.ABISlots), ExpectedReg: expected,
+		TrueSigMember: strings.Clone(p.TrueSigMember), PassedAsMember: p.TrueSigApplied,
 	}
 }
 

@@ -31,7 +31,16 @@ func matchClangLocations(params []FuncParam, arch Arch, addrSize int) {
 		if p.LocReg >= 0 && !regInWindow(p, r, slots, arch) {
 			p.UnexpectedReg = true
 		}
+		assignSlots(p, r, slots, arch)
 		r += slots
+	}
+}
+
+// assignSlots records that the walk gave p the register slots r..r+n-1
+// (FuncParam.ABISlot), when r is a register slot at all.
+func assignSlots(p *FuncParam, r, n int, arch Arch) {
+	if r < arch.NrRegs {
+		p.ABISlot, p.ABISlots = int8(r), int8(n)
 	}
 }
 
@@ -98,6 +107,7 @@ func analyzeLocations(params []FuncParam, arch Arch, addrSize int, trueSig, isCl
 				p.UnexpectedReg = true
 			case trueSig && (p.FirstFields != 0 || p.SecondFields != 0):
 				if p.FirstFields != 0 && p.SecondFields != 0 {
+					assignSlots(p, r, slots, arch)
 					r += slots
 					continue
 				}
@@ -105,6 +115,7 @@ func analyzeLocations(params []FuncParam, arch Arch, addrSize int, trueSig, isCl
 					// The next parameter sits after the whole struct:
 					// the struct keeps its registers.
 					p.TrueSigMember, p.TrueSigType = "", 0
+					assignSlots(p, r, slots, arch)
 					r += slots
 					continue
 				}
@@ -112,6 +123,7 @@ func analyzeLocations(params []FuncParam, arch Arch, addrSize int, trueSig, isCl
 					// Only the member is passed, in one register.
 					p.Type = p.TrueSigType
 					p.TrueSigApplied = true
+					assignSlots(p, r, 1, arch)
 					r++
 					continue
 				}
@@ -120,6 +132,7 @@ func analyzeLocations(params []FuncParam, arch Arch, addrSize int, trueSig, isCl
 			p.Optimized = true
 		case trueSig:
 			if avail && nextPreservesSlots(params, i, r, slots, arch) {
+				assignSlots(p, r, slots, arch)
 				r += slots
 				continue
 			}
@@ -127,6 +140,7 @@ func analyzeLocations(params []FuncParam, arch Arch, addrSize int, trueSig, isCl
 			consumes = false
 		}
 		if consumes {
+			assignSlots(p, r, regSlots, arch)
 			r += regSlots
 		}
 	}

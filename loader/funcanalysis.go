@@ -17,7 +17,7 @@ func analyzeFuncs(w *Walker, t *TypeTable, isClang bool) {
 	// 1. Each parameter's own facts.
 	for slot := range t.FuncParams {
 		rp := &w.fparams[w.paramRaw[slot]]
-		p := FuncParam{Name: rp.name, Idx: rp.idx, OriginIdx: -1, LocReg: -1,
+		p := FuncParam{Name: rp.name, Idx: rp.idx, OriginIdx: -1, LocReg: -1, ABISlot: -1,
 			HasConstValue: rp.hasConst, HasLoc: rp.loc.Attr != 0}
 		if rp.typeRef != 0 {
 			p.Type = w.resolve(rp.typeRef)
@@ -118,10 +118,18 @@ func analyzeFuncs(w *Walker, t *TypeTable, isClang bool) {
 	for fi := range t.Funcs {
 		f := &t.Funcs[fi]
 		params := t.FuncParams[f.First : f.First+f.Count]
-		if isClang && f.Flags&FuncSignatureChanged == 0 {
+		changed := f.Flags&FuncSignatureChanged != 0
+		if isClang {
+			f.Flags |= FuncClang
+		}
+		trueSig := w.opts.TrueSignature && changed
+		if trueSig {
+			f.Flags |= FuncTrueSigWalk
+		}
+		if isClang && !changed {
 			matchClangLocations(params, arch, addrSize)
 		} else {
-			analyzeLocations(params, arch, addrSize, w.opts.TrueSignature && f.Flags&FuncSignatureChanged != 0, isClang)
+			analyzeLocations(params, arch, addrSize, trueSig, isClang)
 		}
 		unexpected := false
 		for i := range params {

@@ -33,6 +33,8 @@ const (
 	FuncUnexpectedReg                          // a parameter is in an unexpected register (no struct parameter)
 	FuncNoreturnOrigin                         // DW_AT_noreturn on the abstract origin
 	FuncExternalOrigin                         // DW_AT_external on the abstract origin
+	FuncClang                                  // the unit's DW_AT_producer names clang (pahole's producer_clang)
+	FuncTrueSigWalk                            // the ABI walk built the true signature (true_signature and FuncSignatureChanged)
 )
 
 // FuncParam is one formal parameter of a function, with pahole's location
@@ -68,6 +70,13 @@ type FuncParam struct {
 	TrueSigType   TypeID
 	// TrueSigApplied: the walk replaced Type by TrueSigType.
 	TrueSigApplied bool
+	// ABISlot is the first argument register slot (0: the ABI's first
+	// register) the ABI walk gave the parameter, and ABISlots how many it
+	// took; -1 and 0 when it got none: an aggregate passed in memory on
+	// clang's register path, a parameter past the register slots, one the
+	// true signature drops.
+	ABISlot  int8
+	ABISlots int8
 }
 
 // FuncAnnot is a btf_decl_tag on a function (Component -1) or on its
