@@ -142,7 +142,7 @@ func TestFixtureClangABIFacts(t *testing.T) {
 			}
 			var got []param
 			for _, p := range in.Params {
-				got = append(got, param{p.Name, p.ABISlot, p.ABISlots, p.ExpectedReg, p.TrueSigMember, p.PassedAsMember})
+				got = append(got, param{p.Name, int(p.ABISlot), int(p.ABISlots), int(p.ExpectedReg), p.TrueSigMember, p.PassedAsMember})
 			}
 			if fmt.Sprint(got) != fmt.Sprint(c.params) {
 				t.Errorf("%s [%s]: parameters (name slot slots expected_reg member passed) %v, want %v", c.fn, c.set, got, c.params)

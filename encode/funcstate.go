@@ -177,16 +177,16 @@ func uncertainLocation(tab *loader.TypeTable, params []loader.FuncParam, arch lo
 }
 
 func paramFacts(tab *loader.TypeTable, p *loader.FuncParam, arch loader.Arch) facts.Param {
-	expected := -1
+	expected := int8(-1)
 	if p.ABISlot >= 0 && int(p.ABISlot) < arch.NrRegs {
-		expected = int(arch.RegMap[p.ABISlot])
+		expected = arch.RegMap[p.ABISlot]
 	}
 	return facts.Param{
 		Name: strings.Clone(p.Name), Type: tab.TypeName(p.Type), Idx: int(p.Idx), OriginIdx: int(p.OriginIdx),
 		HasLoc: p.HasLoc, HasConstValue: p.HasConstValue, LocReg: int(p.LocReg),
 		LocStack: p.LocStack, LocConst: p.LocConst, TypeSize: int(p.TypeSize), InMemory: p.InMemory,
 		IsStruct: tab.IsStructParam(p.Type), Optimized: p.Optimized, UnexpectedReg: p.UnexpectedReg,
-		ABISlot: int(p.ABISlot), ABISlots: int(p.ABISlots), ExpectedReg: expected,
+		ABISlot: p.ABISlot, ABISlots: p.ABISlots, ExpectedReg: expected,
 		TrueSigMember: strings.Clone(p.TrueSigMember), PassedAsMember: p.TrueSigApplied,
 	}
 }

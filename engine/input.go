@@ -270,9 +270,9 @@ func paramFields() map[string]func(*facts.Param, *batchTerms) *ast.Term {
 		"is_struct":        func(p *facts.Param, _ *batchTerms) *ast.Term { return boolean(p.IsStruct) },
 		"optimized":        func(p *facts.Param, _ *batchTerms) *ast.Term { return boolean(p.Optimized) },
 		"unexpected_reg":   func(p *facts.Param, _ *batchTerms) *ast.Term { return boolean(p.UnexpectedReg) },
-		"abi_slot":         func(p *facts.Param, _ *batchTerms) *ast.Term { return integer(p.ABISlot) },
-		"abi_slots":        func(p *facts.Param, _ *batchTerms) *ast.Term { return integer(p.ABISlots) },
-		"expected_reg":     func(p *facts.Param, _ *batchTerms) *ast.Term { return integer(p.ExpectedReg) },
+		"abi_slot":         func(p *facts.Param, _ *batchTerms) *ast.Term { return integer(int(p.ABISlot)) },
+		"abi_slots":        func(p *facts.Param, _ *batchTerms) *ast.Term { return integer(int(p.ABISlots)) },
+		"expected_reg":     func(p *facts.Param, _ *batchTerms) *ast.Term { return integer(int(p.ExpectedReg)) },
 		"true_sig_member":  func(p *facts.Param, _ *batchTerms) *ast.Term { return str(p.TrueSigMember) },
 		"passed_as_member": func(p *facts.Param, _ *batchTerms) *ast.Term { return boolean(p.PassedAsMember) },
 	}

@@ -178,15 +178,15 @@ type Param struct {
 	// slots, one the true signature drops. ExpectedReg is the DWARF
 	// register of slot ABISlot (x86_64: 5 RDI, 4 RSI, 1 RDX, 2 RCX, 8 R8,
 	// 9 R9), -1 when there is none or the architecture has no map.
-	ABISlot     int `json:"abi_slot"`
-	ABISlots    int `json:"abi_slots"`
-	ExpectedReg int `json:"expected_reg"`
+	ABISlot     int8 `json:"abi_slot"`
+	ABISlots    int8 `json:"abi_slots"`
+	ExpectedReg int8 `json:"expected_reg"`
+	// PassedAsMember: the "true_signature" walk passes TrueSigMember
+	// instead of the struct (the true signature names the parameter
+	// PARAM__MEMBER, with the member's type).
+	PassedAsMember bool `json:"passed_as_member"`
 	// TrueSigMember is the struct member that one register holds alone
 	// according to the location's DW_OP_piece list (pahole's true
-	// signature member candidate), "" if none. PassedAsMember: the
-	// "true_signature" walk passes that member instead of the struct (the
-	// true signature names the parameter PARAM__MEMBER, with the member's
-	// type).
-	TrueSigMember  string `json:"true_sig_member,omitempty"`
-	PassedAsMember bool   `json:"passed_as_member"`
+	// signature member candidate), "" if none.
+	TrueSigMember string `json:"true_sig_member,omitempty"`
 }
