@@ -80,15 +80,15 @@ func forEachTypesObject(t *testing.T, fn func(t *testing.T, o fixtureObj)) {
 // off. Only the documented error cases may fail, and nothing may panic.
 func TestFixtureEveryObjectEncodesWithoutPanic(t *testing.T) {
 	var files []string
-	for _, pat := range []string{"*.o", "*.so"} {
+	for _, pat := range []string{"*.o", "*.so", "*.elf"} {
 		m, err := filepath.Glob(filepath.Join(fixtureDir, pat))
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, m...)
 	}
-	if len(files) != 24 {
-		t.Errorf("found %d fixture objects, the README lists 24", len(files))
+	if len(files) != 28 {
+		t.Errorf("found %d fixture objects, the README lists 28", len(files))
 	}
 	mustFail := func(base string, fs features.Set) bool {
 		switch {

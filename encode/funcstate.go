@@ -110,14 +110,20 @@ func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
 		factsFrom, paramsFrom := len(allFacts), len(allParams)
 		for i := range params {
 			p := &params[i]
-			allFacts = append(allFacts, paramFacts(tab, p))
+			allFacts = append(allFacts, paramFacts(tab, p, o.arch))
 			if reordered && (!p.HasLoc || p.Optimized) {
 				continue
 			}
 			if o.trueSignature && sigChanged && p.Optimized {
 				continue
 			}
-			allParams = append(allParams, stateParam{name: p.Name, typ: btf.TypeID(p.Type)})
+			name := p.Name
+			if o.trueSignature && sigChanged && p.TrueSigMember != "" && name != "" {
+				// pahole names a parameter with a member candidate
+				// PARAM__MEMBER, whether or not the walk passed the member.
+				name = name + "__" + p.TrueSigMember
+			}
+			allParams = append(allParams, stateParam{name: name, typ: btf.TypeID(p.Type)})
 		}
 		if f.Flags&loader.FuncVarargs != 0 {
 			allParams = append(allParams, stateParam{})
@@ -170,12 +176,18 @@ func uncertainLocation(tab *loader.TypeTable, params []loader.FuncParam, arch lo
 	return false
 }
 
-func paramFacts(tab *loader.TypeTable, p *loader.FuncParam) facts.Param {
+func paramFacts(tab *loader.TypeTable, p *loader.FuncParam, arch loader.Arch) facts.Param {
+	expected := int8(-1)
+	if p.ABISlot >= 0 && int(p.ABISlot) < arch.NrRegs {
+		expected = arch.RegMap[p.ABISlot]
+	}
 	return facts.Param{
 		Name: strings.Clone(p.Name), Type: tab.TypeName(p.Type), Idx: int(p.Idx), OriginIdx: int(p.OriginIdx),
 		HasLoc: p.HasLoc, HasConstValue: p.HasConstValue, LocReg: int(p.LocReg),
 		LocStack: p.LocStack, LocConst: p.LocConst, TypeSize: int(p.TypeSize), InMemory: p.InMemory,
 		IsStruct: tab.IsStructParam(p.Type), Optimized: p.Optimized, UnexpectedReg: p.UnexpectedReg,
+		ABISlot: p.ABISlot, ABISlots: p.ABISlots, ExpectedReg: expected,
+		TrueSigMember: strings.Clone(p.TrueSigMember), PassedAsMember: p.TrueSigApplied,
 	}
 }
 

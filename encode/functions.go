@@ -215,6 +215,8 @@ func instanceFacts(g *funcGroup, s *funcState, ef *loader.ElfFunc, detail bool) 
 		SignatureChanged: s.flags&loader.FuncSignatureChanged != 0,
 		OptimizedSymbol:  s.optimizedSymbol,
 		OptimizedSkip:    optSkip(s, g.trueSignature),
+		Clang:            s.flags&loader.FuncClang != 0,
+		ABIWalk:          abiWalk(s.flags),
 	}
 	if g.trueSignature && s.trueSym >= 0 {
 		in.TrueSym = ef.Syms[s.trueSym].Name
@@ -223,6 +225,17 @@ func instanceFacts(g *funcGroup, s *funcState, ef *loader.ElfFunc, detail bool) 
 		in.Params = s.facts
 	}
 	return in
+}
+
+// abiWalk names the ABI walk the loader ran (facts.Instance.ABIWalk).
+func abiWalk(f loader.FuncFlags) string {
+	switch {
+	case f&loader.FuncTrueSigWalk != 0:
+		return "true_signature"
+	case f&loader.FuncClang != 0 && f&loader.FuncSignatureChanged == 0:
+		return "registers"
+	}
+	return "locations"
 }
 
 // addParams gives the canonical and true-signature instances of fns their

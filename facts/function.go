@@ -105,8 +105,26 @@ type Instance struct {
 	UncertainLoc  bool `json:"uncertain_loc"`
 	Reordered     bool `json:"reordered"`
 	// SignatureChanged: clang marked the function DW_CC_nocall (its ABI
-	// differs from the source), on itself or its abstract origin.
+	// differs from the source), on itself or its abstract origin, and it
+	// is not an abstract root (DW_AT_inline).
 	SignatureChanged bool `json:"signature_changed"`
+	// Clang: the compile unit's DW_AT_producer names clang (pahole's
+	// producer_clang). It selects the ABI walk, see ABIWalk.
+	Clang bool `json:"clang"`
+	// ABIWalk is how the loader checked the parameter locations against
+	// the ABI (pahole-behaviour.md §2.5):
+	//   "registers": clang, signature unchanged: only a register a
+	//     parameter names must fall in the slots the ABI gives it (an
+	//     aggregate in memory takes none); a missing location is not an
+	//     optimized parameter.
+	//   "locations": gcc, or clang with SignatureChanged: a parameter
+	//     without a location (or, gcc only, with a constant value) is
+	//     optimized; one in the wrong register is unexpected.
+	//   "true_signature": as "locations", building the true signature of
+	//     a clang function whose signature changed (the true_signature
+	//     feature): dead parameters are dropped, a struct of which one
+	//     register holds a single member is passed as that member.
+	ABIWalk string `json:"abi_walk"`
 	// OptimizedSymbol: a symbol at Addr has .isra or .constprop in its name.
 	OptimizedSymbol bool `json:"optimized_symbol"`
 	// OptimizedSkip: pahole's "optimized parameters" test for this
@@ -152,4 +170,23 @@ type Param struct {
 	// Optimized, UnexpectedReg: this parameter's verdicts from the ABI walk.
 	Optimized     bool `json:"optimized"`
 	UnexpectedReg bool `json:"unexpected_reg"`
+	// ABISlot is the first argument register slot the ABI walk gave the
+	// parameter (0 is the first), ABISlots how many: 1, or an aggregate's
+	// size in registers when two-register aggregates apply (x86_64: a
+	// 16-byte struct takes 2). -1 and 0 when it got none: an aggregate in
+	// memory on the "registers" walk, a parameter past the register
+	// slots, one the true signature drops. ExpectedReg is the DWARF
+	// register of slot ABISlot (x86_64: 5 RDI, 4 RSI, 1 RDX, 2 RCX, 8 R8,
+	// 9 R9), -1 when there is none or the architecture has no map.
+	ABISlot     int8 `json:"abi_slot"`
+	ABISlots    int8 `json:"abi_slots"`
+	ExpectedReg int8 `json:"expected_reg"`
+	// PassedAsMember: the "true_signature" walk passes TrueSigMember
+	// instead of the struct (the true signature names the parameter
+	// PARAM__MEMBER, with the member's type).
+	PassedAsMember bool `json:"passed_as_member"`
+	// TrueSigMember is the struct member that one register holds alone
+	// according to the location's DW_OP_piece list (pahole's true
+	// signature member candidate), "" if none.
+	TrueSigMember string `json:"true_sig_member,omitempty"`
 }

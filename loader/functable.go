@@ -33,6 +33,8 @@ const (
 	FuncUnexpectedReg                          // a parameter is in an unexpected register (no struct parameter)
 	FuncNoreturnOrigin                         // DW_AT_noreturn on the abstract origin
 	FuncExternalOrigin                         // DW_AT_external on the abstract origin
+	FuncClang                                  // the unit's DW_AT_producer names clang (pahole's producer_clang)
+	FuncTrueSigWalk                            // the ABI walk built the true signature (true_signature and FuncSignatureChanged)
 )
 
 // FuncParam is one formal parameter of a function, with pahole's location
@@ -51,8 +53,30 @@ type FuncParam struct {
 	TypeSize      uint16
 	Optimized     bool // verdict of the ABI walk
 	UnexpectedReg bool // verdict of the ABI walk
-	FirstFields   uint64
-	SecondFields  uint64
+	// FirstFields and SecondFields: for an aggregate larger than a
+	// register whose location is a DW_OP_piece list, bit k is set when a
+	// piece starts at byte k of the first (second) register's part.
+	FirstFields  uint64
+	SecondFields uint64
+	// TrueSigMember names the struct member a register holds alone, the
+	// true_signature member candidate (pahole's true_sig_member_name):
+	// exactly one piece in exactly one of the two register parts, at a
+	// member's offset. TrueSigType is that member's type. With
+	// true_signature the ABI walk of a clang function whose signature
+	// changed may pass the member instead of the struct; the parameter is
+	// then named PARAM__MEMBER. "" when there is no candidate, or when the
+	// walk found that the struct keeps its registers.
+	TrueSigMember string
+	TrueSigType   TypeID
+	// TrueSigApplied: the walk replaced Type by TrueSigType.
+	TrueSigApplied bool
+	// ABISlot is the first argument register slot (0: the ABI's first
+	// register) the ABI walk gave the parameter, and ABISlots how many it
+	// took; -1 and 0 when it got none: an aggregate passed in memory on
+	// clang's register path, a parameter past the register slots, one the
+	// true signature drops.
+	ABISlot  int8
+	ABISlots int8
 }
 
 // FuncAnnot is a btf_decl_tag on a function (Component -1) or on its

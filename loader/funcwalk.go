@@ -246,8 +246,8 @@ func (w *Walker) finishFuncs(t *TypeTable) {
 	analyzeFuncs(w, t, isClang)
 }
 
-// dwCCNocall is DW_CC_nocall.
-const dwCCNocall = 5
+// dwCCNocall is DW_CC_nocall (DWARF 5 §7.15: normal 1, program 2, nocall 3).
+const dwCCNocall = 3
 
 func (w *Walker) growStart(n int) []uint32 {
 	if cap(w.start) < n {

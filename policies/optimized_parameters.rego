@@ -3,6 +3,13 @@
 # an .isra/.constprop symbol at its address). The loader has already folded
 # the test into canonical.optimized_skip, which is false when
 # true_signature is on. pahole-behaviour.md §8.6 steps 10-12.
+#
+# With clang, the parameters count as optimized only on the "locations"
+# walk, that is for functions clang marked DW_CC_nocall
+# (canonical.signature_changed, canonical.abi_walk): a parameter of such a
+# function without a location is one clang removed from the call. On the
+# "registers" walk (every other clang function) a missing location is not
+# an optimized parameter, and signature_changed is false anyway.
 package btfgate.functions
 
 skip.optimized_parameters := {id: {"optimized parameters"} |

@@ -260,9 +260,10 @@ func explainText(w io.Writer, res *encode.Result, i, maxInst int) {
 			if in.CU == f.Canonical.CU && in.DIE == f.Canonical.DIE {
 				mark = "*"
 			}
-			inst = append(inst, fmt.Sprintf("   %s#%d CU %d DIE %#x addr %#x match=%v inline=%v optimized_parms=%v unexpected_reg=%v reordered=%v optimized_symbol=%v\n%s",
+			inst = append(inst, fmt.Sprintf("   %s#%d CU %d DIE %#x addr %#x match=%v inline=%v optimized_parms=%v unexpected_reg=%v reordered=%v optimized_symbol=%v\n"+
+				"        clang=%v signature_changed=%v abi_walk=%s\n%s",
 				mark, k, in.CU, in.DIE, in.Addr, in.AddrMatchesSymbol, in.Inline, in.OptimizedParms, in.UnexpectedReg, in.Reordered, in.OptimizedSymbol,
-				paramLines(in)))
+				in.Clang, in.SignatureChanged, in.ABIWalk, paramLines(in)))
 		}
 	}
 	fmt.Fprintf(w, "  instances (%d, * = canonical):\n%s\n", f.Instances, strings.Join(inst, ""))
@@ -276,9 +277,20 @@ func paramLines(in facts.Instance) string {
 		if p.OriginIdx >= 0 {
 			origin = fmt.Sprintf(" origin_idx=%d", p.OriginIdx)
 		}
-		fmt.Fprintf(&b, "        param %d %s %s: has_loc=%v loc_reg=%d const=%v stack=%v size=%d in_memory=%v struct=%v optimized=%v unexpected_reg=%v%s\n",
+		slot := " slot=none"
+		if p.ABISlot >= 0 {
+			slot = fmt.Sprintf(" slot=%d", p.ABISlot)
+			if p.ABISlots > 1 {
+				slot += fmt.Sprintf("-%d", p.ABISlot+p.ABISlots-1)
+			}
+			slot += fmt.Sprintf(" expected_reg=%d", p.ExpectedReg)
+		}
+		if p.TrueSigMember != "" {
+			slot += fmt.Sprintf(" member=%s passed_as_member=%v", p.TrueSigMember, p.PassedAsMember)
+		}
+		fmt.Fprintf(&b, "        param %d %s %s: has_loc=%v loc_reg=%d const=%v stack=%v size=%d in_memory=%v struct=%v optimized=%v unexpected_reg=%v%s%s\n",
 			p.Idx, p.Type, p.Name, p.HasLoc, p.LocReg, p.LocConst || p.HasConstValue, p.LocStack, p.TypeSize, p.InMemory,
-			p.IsStruct, p.Optimized, p.UnexpectedReg, origin)
+			p.IsStruct, p.Optimized, p.UnexpectedReg, slot, origin)
 	}
 	return b.String()
 }
