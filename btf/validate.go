@@ -30,8 +30,9 @@ const ksymNameLen = 512
 // value). The error is a *ValidationError naming the first type at fault.
 //
 // One breach is pahole 1.31's own and only a warning: with global_var it
-// writes a variable defined in two units twice into its DATASEC, at the
-// same offset (the kernel refuses the overlap as "Invalid offset").
+// writes a variable declared in two units twice into its DATASEC, at the
+// same offset, sometimes with two sizes (linux_banner's 97 and 126); the
+// kernel refuses the overlap as "Invalid offset".
 // Reproducing pahole's output takes writing it, so such entries come back
 // as warnings, one per entry.
 func (t *Types) Validate() (warnings []string, err error) {
@@ -272,7 +273,7 @@ func (v *validator) datasec(ty Type, name string) string {
 	var prev VarSecinfo
 	for i := 0; i < ty.Vlen(); i++ {
 		e := ty.Secinfo(i)
-		if i > 0 && e.Offset == prev.Offset && e.Size == prev.Size && v.t.Name(e.Type) == v.t.Name(prev.Type) {
+		if i > 0 && e.Offset == prev.Offset && v.t.Name(e.Type) == v.t.Name(prev.Type) {
 			v.warnings = append(v.warnings, fmt.Sprintf("DATASEC %s entry %d repeats %s at %#x, as pahole 1.31 writes it: the kernel refuses the overlap", name, i, v.t.Name(e.Type), e.Offset))
 			continue
 		}
