@@ -55,6 +55,13 @@ func TestValidatorAgreesWithTheKernel(t *testing.T) {
 			t.Errorf("%s: the validator refuses it, the kernel loads it", c.name)
 		}
 	}
+	strs = NewStrings()
+	overlap := NewTypes(strs)
+	overlap.AddInt(strs.Add("int"), 4, IntSigned, 0, 32)
+	overlapCase(overlap, strs)
+	if raw, err := overlap.Marshal(binary.LittleEndian); err != nil || kernelLoad(t, raw) == nil {
+		t.Errorf("overlapping DATASEC entries: marshal %v, or the kernel loads them", err)
+	}
 	if err := kernelLoad(t, readReference(t, "amd64.default.btf")); err != nil {
 		t.Errorf("amd64.default.btf: %v", err)
 	}

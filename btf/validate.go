@@ -30,11 +30,14 @@ const ksymNameLen = 512
 // value). The error is a *ValidationError naming the first type at fault.
 //
 // One breach is pahole 1.31's own and only a warning: with global_var it
-// writes a variable declared in two units twice into its DATASEC, at the
-// same offset, sometimes with two sizes (linux_banner's 97 and 126); the
-// kernel refuses the overlap as "Invalid offset".
-// Reproducing pahole's output takes writing it, so such entries come back
-// as warnings, one per entry.
+// writes every variable at an address into the DATASEC with its DWARF
+// size, so entries overlap when a variable is declared in two units
+// (linux_banner, 97 and 126 bytes), when the linker folded two identical
+// constants (clang: addrmode_regoffs and pt_regoff) or when the compiler
+// stored a variable in fewer bytes than its type (clang: bhi_mitigation, an
+// enum in one byte); the kernel refuses an overlap as "Invalid offset".
+// Reproducing pahole's output takes writing them, so overlaps come back as
+// warnings, one per entry.
 func (t *Types) Validate() (warnings []string, err error) {
 	if err := t.Err(); err != nil {
 		return nil, err
@@ -269,26 +272,24 @@ func (v *validator) datasec(ty Type, name string) string {
 	if ty.Size() == 0 {
 		return "DATASEC of size 0"
 	}
-	end := uint64(0)
-	var prev VarSecinfo
+	end, last := uint64(0), uint64(0)
 	for i := 0; i < ty.Vlen(); i++ {
 		e := ty.Secinfo(i)
-		if i > 0 && e.Offset == prev.Offset && v.t.Name(e.Type) == v.t.Name(prev.Type) {
-			v.warnings = append(v.warnings, fmt.Sprintf("DATASEC %s entry %d repeats %s at %#x, as pahole 1.31 writes it: the kernel refuses the overlap", name, i, v.t.Name(e.Type), e.Offset))
-			continue
-		}
-		prev = e
 		if msg := v.ref(e.Type, false, fmt.Sprintf("entry %d", i)); msg != "" {
 			return msg
 		}
 		if k := v.kind(e.Type); k != KindVar {
 			return fmt.Sprintf("entry %d is type %d, a %v, not a VAR", i, e.Type, k)
 		}
-		if e.Size == 0 || uint64(e.Offset) < end || uint64(e.Offset)+uint64(e.Size) > uint64(ty.Size()) {
-			return fmt.Sprintf("entry %d (%s) at %#x size %d overlaps the previous one or leaves the section (size %d)",
+		off, size := uint64(e.Offset), uint64(e.Size)
+		if size == 0 || off < last || off+size > uint64(ty.Size()) {
+			return fmt.Sprintf("entry %d (%s) at %#x size %d is empty, out of order or leaves the section (size %d)",
 				i, v.t.Name(e.Type), e.Offset, e.Size, ty.Size())
 		}
-		end = uint64(e.Offset) + uint64(e.Size)
+		if off < end {
+			v.warnings = append(v.warnings, fmt.Sprintf("DATASEC %s entry %d (%s) at %#x overlaps the entry before it, as pahole 1.31 writes aliases and shrunk variables: the kernel refuses the overlap", name, i, v.t.Name(e.Type), e.Offset))
+		}
+		last, end = off, max(end, off+size)
 	}
 	return ""
 }

@@ -15,7 +15,7 @@ func validateOutput(path string, res *Result) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if len(warnings) > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d DATASEC entries repeat a variable defined in two units, as pahole 1.31 writes them; a kernel refuses such BTF (first: %s)", len(warnings), warnings[0]))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d DATASEC entries overlap the entry before them, as pahole 1.31 writes them; a kernel refuses such BTF (first: %s)", len(warnings), warnings[0]))
 	}
 	return nil
 }
