@@ -18,6 +18,9 @@
 #                       (its logs and results stay)
 #     --no-build        check the build trees of an earlier --keep run again
 #                       (compare, boot) without building
+#     --fail-check LIST variants whose tree then checks that a failing
+#                       encode is seen (default: gcc; none for none): see
+#                       fail_check below
 #     --no-install      do not install missing packages
 #     --update-doc FILE replace the rows of the variants run in FILE's table
 #                       (docs/kbuild-e2e.md)
@@ -83,6 +86,7 @@ keep=1
 build=1
 install=1
 update_doc=
+failcheck=gcc
 while [ $# -gt 0 ]; do
   case $1 in
   --variants) variants=$2; shift ;;
@@ -95,6 +99,8 @@ while [ $# -gt 0 ]; do
   --clean) keep=0 ;;
   --no-build) build=0 ;;
   --no-install) install=0 ;;
+  --fail-check) failcheck=$2; shift ;;
+  --fail-check=*) failcheck=${1#*=} ;;
   --update-doc) update_doc=$2; shift ;;
   --update-doc=*) update_doc=${1#*=} ;;
   -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -203,9 +209,9 @@ write_wrapper() {
 # Written by scripts/kbuild-e2e.sh: the PAHOLE of this build. For each -J
 # call it copies the input (before btfgate rewrites it), records the
 # directory and the arguments (NUL-separated), runs btfgate and records its
-# exit status, which it returns.
+# exit status, which it returns. KBUILD_E2E_CALLS records elsewhere.
 btfgate='$btfgate'
-calls='$vdir/calls'
+calls=\${KBUILD_E2E_CALLS:-'$vdir/calls'}
 case " \$* " in
 *" -J "* | *" --btf_encode "*) ;;
 *) exec "\$btfgate" "\$@" ;;
@@ -253,6 +259,14 @@ configure() {
   fi
 }
 
+# build_env VARIANT VDIR: the environment of a variant's make: its own base
+# cache, and the rules file for gcc only.
+build_env() {
+  export BTFGATE_BASE_CACHE="$2/base-cache"
+  unset BTFGATE_RULES
+  if [ "$1" = gcc ]; then export BTFGATE_RULES="$2/rules.yaml"; fi
+}
+
 # build VARIANT: configure and make; sets build_time and make_rc.
 build_variant() {
   local v=$1 vdir=$work/$1 t0
@@ -267,9 +281,7 @@ build_variant() {
   t0=$(now)
   make_rc=0
   (
-    export BTFGATE_BASE_CACHE="$vdir/base-cache"
-    unset BTFGATE_RULES
-    [ "$v" != gcc ] || export BTFGATE_RULES="$vdir/rules.yaml"
+    build_env "$v" "$vdir"
     configure "$v" "$vdir" || exit 1
     make -s -j"$jobs" "${margs[@]}" >>"$vdir/build.log" 2>&1
   ) || make_rc=$?
@@ -375,7 +387,7 @@ compare_vmlinux() {
         (.functions.added[], .functions.changed[] | "function \(.kind) \(.name)"),
         (.variables.added[], .variables.removed[], .variables.changed[], .types.added[], .types.removed[], .types.changed[] | "type \(.kind) \(.name)"),
         (.only_b[] | "only in btfgate: \(.key)"),
-        (.only_a[] | select(not((.key == $key and .count == 1) or (.kind == "FUNC_PROTO" and .key == $proto and .count == 1))) | "only in pahole: \(.key)")
+        (.only_a[] | select(((.key == $key and .count == 1) or (.kind == "FUNC_PROTO" and .key == $proto and .count == 1)) | not) | "only in pahole: \(.key)")
       ] | .[]' "$c/vmlinux.diff.json" 2>&1) || unexpected="jq failed: $unexpected"
   # btfgate without the rules, on the same copy with the same flags.
   call_args "$d"
@@ -483,6 +495,56 @@ boot_variant() {
   [ "${got#*/}" = "$want" ] || checks="$got (want $want checks)"
 }
 
+# --- a failing encode -----------------------------------------------------------
+
+# fail_check VARIANT: after the checks, makes btfgate fail inside Kbuild
+# (a rules file it cannot load, through BTFGATE_RULES): first for one
+# module (its .ko removed, make modules), then for vmlinux (removed, make
+# vmlinux). btfgate must exit non-zero each time (the wrapper's record),
+# and the vmlinux build must fail. Then a plain make rebuilds the tree,
+# and its BTF must be the same bytes as before. Sets fail_note.
+fail_check() {
+  local v=$1 vdir=$work/$1 out=$work/$1/out m before after
+  m=${mods[$((${#mods[@]} - 1))]}
+  printf 'no_such_key: true\n' >"$vdir/broken-rules.yaml"
+  before=$(btf_shas "$out")
+  make_args "$v" "$vdir"
+  local mrc=0 vrc=0 rrc=0 cm cv
+  rm -rf "$vdir/calls-fail-module" "$vdir/calls-fail-vmlinux" "$vdir/calls-restore"
+  mkdir -p "$vdir/calls-fail-module" "$vdir/calls-fail-vmlinux" "$vdir/calls-restore"
+  log "$v: failing encode: $m, then vmlinux"
+  rm -f "$out/$m"
+  KBUILD_E2E_CALLS=$vdir/calls-fail-module BTFGATE_RULES=$vdir/broken-rules.yaml BTFGATE_BASE_CACHE=$vdir/base-cache \
+    make -s -j"$jobs" "${margs[@]}" modules >"$vdir/fail-module.log" 2>&1 || mrc=$?
+  cm=$(cat "$vdir"/calls-fail-module/*/rc 2>/dev/null | sort -u | tr '\n' ' ')
+  local mbtf=without
+  [ "$(btf_sha256 "$out/$m")" = none ] || mbtf=with
+  rm -f "$out/vmlinux"
+  KBUILD_E2E_CALLS=$vdir/calls-fail-vmlinux BTFGATE_RULES=$vdir/broken-rules.yaml \
+    make -s -j"$jobs" "${margs[@]}" vmlinux >"$vdir/fail-vmlinux.log" 2>&1 || vrc=$?
+  cv=$(cat "$vdir"/calls-fail-vmlinux/*/rc 2>/dev/null | sort -u | tr '\n' ' ')
+  # The tree as it was: the variant's own environment.
+  (
+    build_env "$v" "$vdir"
+    export KBUILD_E2E_CALLS=$vdir/calls-restore
+    make -s -j"$jobs" "${margs[@]}" >"$vdir/fail-restore.log" 2>&1
+  ) || rrc=$?
+  after=$(btf_shas "$out")
+  fail_note="failing encode ($v): module ${m##*/}: btfgate exited ${cm:-(not run) }-> make exited $mrc, .ko $mbtf .BTF; vmlinux: btfgate exited ${cv:-(not run) }-> make exited $vrc; rebuilt (make exited $rrc): BTF $( [ "$before" = "$after" ] && echo same bytes || echo DIFFERENT)"
+  fail_ok=1
+  case " $cm" in *" 0 "* | " ") fail_ok=0 ;; esac
+  case " $cv" in *" 0 "* | " ") fail_ok=0 ;; esac
+  [ "$vrc" != 0 ] && [ "$rrc" = 0 ] && [ "$before" = "$after" ] || fail_ok=0
+  log "$fail_note"
+}
+
+# btf_shas OUT: the .BTF hash of vmlinux and of each module, one a line.
+btf_shas() {
+  local m
+  echo "vmlinux $(btf_sha256 "$1/vmlinux")"
+  for m in "${mods[@]}"; do echo "$m $(btf_sha256 "$1/$m")"; done
+}
+
 # --- report ------------------------------------------------------------------
 
 compiler_of() {
@@ -505,7 +567,7 @@ main() {
   install_packages
   build_tools
   unpack_source
-  local v status=0 rows=() details=()
+  local v status=0 rows=() details=() notes=()
   for v in "${vlist[@]}"; do
     local vdir=$work/$v
     mkdir -p "$vdir"
@@ -523,6 +585,15 @@ main() {
       "$boot_time${boot_accel:+ ($boot_accel)}" "$checks")
     rows+=("$r")
     echo "$r" >"$vdir/row"
+    if [[ ",$failcheck," == *",$v,"* ]]; then
+      if [ "$build_ok" = yes ]; then
+        fail_check "$v"
+        notes+=("$fail_note")
+        [ "$fail_ok" = 1 ] || status=1
+      else
+        notes+=("failing encode ($v): not checked, the build did not pass")
+      fi
+    fi
     local c=${checks%% *}
     if [ "$build_ok" != yes ] || [ "${vmlinux_eq%%,*}" != yes ] || [ "$mods_eq" != "$mods_n" ] || [ "$mods_n" = 0 ] ||
       [ "${c%/*}" != "${c#*/}" ] || [ "$c" != "${checks}" ] || [ "${c%/*}" = 0 ]; then
@@ -539,6 +610,7 @@ main() {
     echo "kbuild-e2e: btfgate $btfgate_rev, linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo '?'), -j$jobs, $(nproc) CPUs"
     echo "$head"
     printf '%s\n' "${rows[@]}"
+    [ ${#notes[@]} = 0 ] || printf '\n%s\n' "${notes[@]}"
     [ ${#details[@]} = 0 ] || printf '\n%s\n' "${details[@]}"
   } | tee "$work/table.md"
   [ -z "$update_doc" ] || doc_update "$update_doc" "${rows[@]}"
