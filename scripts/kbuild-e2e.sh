@@ -34,11 +34,15 @@
 # (BTFGATE_RULES) that leaves out one vmlinux function, $EXCLUDE below.
 #
 # Then, per variant:
-#   build ok      make passed, every btfgate call exited 0, and vmlinux and
-#                 every module were encoded. (Kbuild 6.1 does not stop on
-#                 pahole's exit status: link-vmlinux.sh runs it inside
-#                 `if ! gen_btf`, Makefile.modfinal before resolve_btfids
-#                 with ";". The wrapper's record is what sees a failure.)
+#   build ok      make passed, every btfgate call exited 0 (the wrapper's
+#                 record), and vmlinux and every module were encoded.
+#   failing encode (--fail-check, gcc by default), after the checks:
+#                 btfgate made to fail inside Kbuild must fail the build.
+#                 For a module Kbuild stops on pahole's exit status
+#                 (Makefile.modfinal's command runs under set -e); for
+#                 vmlinux it does not (link-vmlinux.sh runs pahole inside
+#                 `if ! gen_btf`, where set -e does not apply) and the build
+#                 fails at resolve_btfids, which finds no .BTF.
 #   vmlinux/modules equal
 #                 the reference pahole runs on each copy with the recorded
 #                 arguments but --btf_encode_detached, and `btfgate diff`
@@ -217,7 +221,7 @@ case " \$* " in
 *) exec "\$btfgate" "\$@" ;;
 esac
 for a in "\$@"; do input=\$a; done
-d=\$(mktemp -d "\$calls/\$(basename "\$input").XXXXXX") || exit 1
+d=\$(mktemp -d "\$calls/call-\$(basename "\$input").XXXXXX") || exit 1
 cp -- "\$input" "\$d/input" || exit 1
 pwd >"\$d/cwd"
 printf '%s\\0' "\$@" >"\$d/args"
@@ -312,9 +316,9 @@ compare_variant() {
   mods_eq=0
   vmlinux_eq=no
   declare -A mod_ok=()
-  for d in "$vdir"/calls/*/; do
-    [ -d "$d" ] || continue
-    d=${d%/}
+  local calldirs
+  mapfile -t calldirs < <(find "$vdir/calls" -mindepth 1 -maxdepth 1 -type d | LC_ALL=C sort)
+  for d in "${calldirs[@]}"; do
     local rc
     rc=$(cat "$d/rc" 2>/dev/null || echo missing)
     if [ "$rc" != 0 ]; then
@@ -501,8 +505,8 @@ boot_variant() {
 # (a rules file it cannot load, through BTFGATE_RULES): first for one
 # module (its .ko removed, make modules), then for vmlinux (removed, make
 # vmlinux). btfgate must exit non-zero each time (the wrapper's record),
-# and the vmlinux build must fail. Then a plain make rebuilds the tree,
-# and its BTF must be the same bytes as before. Sets fail_note.
+# and both makes must fail. Then a plain make rebuilds the tree, and its
+# BTF must be the same bytes as before. Sets fail_note and fail_ok.
 fail_check() {
   local v=$1 vdir=$work/$1 out=$work/$1/out m before after
   m=${mods[$((${#mods[@]} - 1))]}
@@ -516,13 +520,13 @@ fail_check() {
   rm -f "$out/$m"
   KBUILD_E2E_CALLS=$vdir/calls-fail-module BTFGATE_RULES=$vdir/broken-rules.yaml BTFGATE_BASE_CACHE=$vdir/base-cache \
     make -s -j"$jobs" "${margs[@]}" modules >"$vdir/fail-module.log" 2>&1 || mrc=$?
-  cm=$(cat "$vdir"/calls-fail-module/*/rc 2>/dev/null | sort -u | tr '\n' ' ')
+  cm=$(call_rcs "$vdir/calls-fail-module")
   local mbtf=without
   [ "$(btf_sha256 "$out/$m")" = none ] || mbtf=with
   rm -f "$out/vmlinux"
   KBUILD_E2E_CALLS=$vdir/calls-fail-vmlinux BTFGATE_RULES=$vdir/broken-rules.yaml \
     make -s -j"$jobs" "${margs[@]}" vmlinux >"$vdir/fail-vmlinux.log" 2>&1 || vrc=$?
-  cv=$(cat "$vdir"/calls-fail-vmlinux/*/rc 2>/dev/null | sort -u | tr '\n' ' ')
+  cv=$(call_rcs "$vdir/calls-fail-vmlinux")
   # The tree as it was: the variant's own environment.
   (
     build_env "$v" "$vdir"
@@ -534,8 +538,14 @@ fail_check() {
   fail_ok=1
   case " $cm" in *" 0 "* | " ") fail_ok=0 ;; esac
   case " $cv" in *" 0 "* | " ") fail_ok=0 ;; esac
-  [ "$vrc" != 0 ] && [ "$rrc" = 0 ] && [ "$before" = "$after" ] || fail_ok=0
+  if [ "$mrc" = 0 ] || [ "$vrc" = 0 ] || [ "$rrc" != 0 ] || [ "$before" != "$after" ]; then fail_ok=0; fi
   log "$fail_note"
+}
+
+# call_rcs DIR: the exit statuses recorded under DIR, sorted, unique, each
+# followed by a space.
+call_rcs() {
+  find "$1" -mindepth 2 -maxdepth 2 -name rc -exec cat {} + | sort -u | tr '\n' ' '
 }
 
 # btf_shas OUT: the .BTF hash of vmlinux and of each module, one a line.

@@ -42,7 +42,7 @@ func run(r *reporter, cfg *config) {
 			continue
 		}
 		_, n, err := loadKernelBTF("/sys/kernel/btf/"+m.Name, m.BTFSHA256, base)
-		r.checkf(name, err, "%d types with vmlinux's", n)
+		r.checkf(name, err, "%d types on vmlinux's", n)
 	}
 
 	c, err := newCounters(slots)
