@@ -22,8 +22,8 @@
 #                       encode is seen (default: gcc; none for none): see
 #                       fail_check below
 #     --no-install      do not install missing packages
-#     --update-doc FILE replace the rows of the variants run in FILE's table
-#                       (docs/kbuild-e2e.md)
+#     --update-doc FILE replace the rows and the reports of the variants run
+#                       in FILE (docs/kbuild-e2e.md; see doc_update below)
 #
 # Each build starts from a fresh tree: make tinyconfig, merge
 # testdata/kbuild/e2e.config (and e2e-lto.config for lto) with
