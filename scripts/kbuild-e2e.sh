@@ -688,7 +688,8 @@ doc_update() {
       intable && /^\| / { split($0, f, " [|] "); name = f[1]; sub(/^\| /, "", name)
         if (name == v) { if (!done) print r; done = 1; next } print; next }
       intable { if (!done) print r; done = 1; intable = 0 }
-      $0 == "<!-- kbuild-e2e " v " -->" { print; print "```"; while ((getline line < rep) > 0) print line; print "```"; skip = 1; next }
+      $0 == "<!-- kbuild-e2e " v " -->" { print; print "```"; n = 0; while ((getline line < rep) > 0) { print line; n++ }
+        if (n == 0) print v ": nothing beyond the table"; print "```"; skip = 1; next }
       $0 == "<!-- kbuild-e2e " v " end -->" { skip = 0 }
       skip { next }
       { print }
