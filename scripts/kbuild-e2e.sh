@@ -628,7 +628,7 @@ main() {
       variant_details "$v"
     } >"$vdir/report.txt"
     reports+=("$vdir/report.txt")
-    [ $keep = 1 ] || rm -rf "$vdir/out" "$vdir/calls" "$vdir/initramfs" "$vdir/initramfs.cpio"
+    [ $keep = 1 ] || rm -rf "$vdir/out" "$vdir/calls" "$vdir"/calls-* "$vdir/initramfs" "$vdir/initramfs.cpio"
   done
   local head
   head=$(row variant compiler "build time" "build ok" "vmlinux BTF equal" "modules equal" "boot time" "checks passed"
