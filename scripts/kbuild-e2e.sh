@@ -22,8 +22,8 @@
 #                       encode is seen (default: gcc; none for none): see
 #                       fail_check below
 #     --no-install      do not install missing packages
-#     --update-doc FILE replace the rows of the variants run in FILE's table
-#                       (docs/kbuild-e2e.md)
+#     --update-doc FILE replace the rows and the reports of the variants run
+#                       in FILE (docs/kbuild-e2e.md; see doc_update below)
 #
 # Each build starts from a fresh tree: make tinyconfig, merge
 # testdata/kbuild/e2e.config (and e2e-lto.config for lto) with
@@ -292,6 +292,7 @@ build_variant() {
   build_time=$(dur "$t0")
   echo "$build_time" >"$vdir/build-time"
   echo "$make_rc" >"$vdir/make-rc"
+  echo "$btfgate_rev" >"$vdir/btfgate-rev"
   log "$v: make exited $make_rc after $build_time"
 }
 
@@ -375,12 +376,15 @@ compare_variant() {
 # equal pahole.
 compare_vmlinux() {
   local v=$1 d=$2 out=$work/$1/out c=$work/$1/compare
-  "$btfgate" diff "$d/pahole.btf" "$out/vmlinux" >"$c/vmlinux.diff" 2>&1 && {
-    [ "$v" != gcc ] && vmlinux_eq=yes
-    [ "$v" = gcc ] && vmlinux_eq="no (FUNC $EXCLUDE is in, the rules should have left it out)"
+  if "$btfgate" diff "$d/pahole.btf" "$out/vmlinux" >"$c/vmlinux.diff" 2>&1; then
+    vmlinux_eq=yes
+    [ "$v" != gcc ] || vmlinux_eq="no (FUNC $EXCLUDE is in, the rules should have left it out)"
     return 0
-  }
-  [ "$v" = gcc ] || return 0
+  fi
+  if [ "$v" != gcc ]; then
+    vmlinux_eq="no ($(diff_summary "$c/vmlinux.diff"))"
+    return 0
+  fi
   # The build's BTF, with the rules.
   "$btfgate" diff --json "$d/pahole.btf" "$out/vmlinux" >"$c/vmlinux.diff.json" 2>/dev/null || true
   local unexpected
@@ -417,6 +421,15 @@ compare_vmlinux() {
       echo "btfgate without rules equal to pahole: $plain_eq"
     } >"$c/rules.txt"
   fi
+}
+
+# diff_summary FILE: the sections of a `btfgate diff` output that are not
+# empty, on one line: "functions: 3 added, 2 removed, 0 changed; ...".
+diff_summary() {
+  awk '/^(functions|variables|named types): / && $0 !~ /: 0 added, 0 removed, 0 changed$/ { out = out sep $0; sep = "; " }
+    /^other types only in [AB]/ { sub(/ \(anonymous types, decl tags\)/, ""); out = out sep $0; sep = "; " }
+    /^btfgate: / { out = out sep $0; sep = "; " }
+    END { print (out == "" ? "different" : out) }' "$1"
 }
 
 # --- boot ------------------------------------------------------------------
@@ -577,7 +590,7 @@ main() {
   install_packages
   build_tools
   unpack_source
-  local v status=0 rows=() details=() notes=()
+  local v status=0 rows=() reports=()
   for v in "${vlist[@]}"; do
     local vdir=$work/$v
     mkdir -p "$vdir"
@@ -595,21 +608,26 @@ main() {
       "$boot_time${boot_accel:+ ($boot_accel)}" "$checks")
     rows+=("$r")
     echo "$r" >"$vdir/row"
+    local note=
     if [[ ",$failcheck," == *",$v,"* ]]; then
       if [ "$build_ok" = yes ]; then
         fail_check "$v"
-        notes+=("$fail_note")
+        note=$fail_note
         [ "$fail_ok" = 1 ] || status=1
       else
-        notes+=("failing encode ($v): not checked, the build did not pass")
+        note="failing encode ($v): not checked, the build did not pass"
       fi
     fi
     local c=${checks%% *}
     if [ "$build_ok" != yes ] || [ "${vmlinux_eq%%,*}" != yes ] || [ "$mods_eq" != "$mods_n" ] || [ "$mods_n" = 0 ] ||
       [ "${c%/*}" != "${c#*/}" ] || [ "$c" != "${checks}" ] || [ "${c%/*}" = 0 ]; then
       status=1
-      details+=("$(variant_details "$v")")
     fi
+    {
+      [ -z "$note" ] || echo "$note"
+      variant_details "$v"
+    } >"$vdir/report.txt"
+    reports+=("$vdir/report.txt")
     [ $keep = 1 ] || rm -rf "$vdir/out" "$vdir/calls" "$vdir/initramfs" "$vdir/initramfs.cpio"
   done
   local head
@@ -620,50 +638,59 @@ main() {
     echo "kbuild-e2e: btfgate $btfgate_rev, linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo '?'), -j$jobs, $(nproc) CPUs"
     echo "$head"
     printf '%s\n' "${rows[@]}"
-    [ ${#notes[@]} = 0 ] || printf '\n%s\n' "${notes[@]}"
-    [ ${#details[@]} = 0 ] || printf '\n%s\n' "${details[@]}"
+    local f
+    for f in "${reports[@]}"; do [ ! -s "$f" ] || { echo; cat "$f"; }; done
   } | tee "$work/table.md"
-  [ -z "$update_doc" ] || doc_update "$update_doc" "${rows[@]}"
+  [ -z "$update_doc" ] || doc_update "$update_doc" "${vlist[@]}"
   return $status
 }
 
-# variant_details VARIANT: what failed, for the log.
+# variant_details VARIANT: what the comparisons and the guest found beyond
+# the table: failed calls, the rules check, the differences of every
+# comparison that was not equal, the guest's failed checks.
 variant_details() {
   local v=$1 c=$work/$1/compare f
-  echo "## $v: details (in $work/$v)"
-  [ -f "$c/failures.txt" ] && sed 's/^/  /' "$c/failures.txt"
-  [ -f "$c/rules.txt" ] && sed 's/^/  /' "$c/rules.txt"
+  if [ -f "$c/failures.txt" ]; then sed "s/^/$v: /" "$c/failures.txt"; fi
+  if [ -f "$c/rules.txt" ]; then sed "s/^/$v: /" "$c/rules.txt"; fi
   for f in "$c"/*.diff; do
     [ -f "$f" ] || continue
     grep -qx equal "$f" && continue
-    echo "  $(basename "$f" .diff): pahole (A) against btfgate (B)"
+    echo "$v: $(basename "$f" .diff): pahole (A) against btfgate (B)"
     awk '/^kind/ { k = 1; print "    " $0; next }
       k && NF == 0 { k = 0 }
       k && ($5 != 0 || $6 != 0) { print "    " $0 }
-      /^(functions|variables|named types):/ { print "    " $0 }' "$f"
+      /^(functions|variables|named types):/ { print "    " $0 }
+      /^other types only in/ { print "    " $0 }' "$f"
   done
-  grep -a '^E2E check .* fail' "$work/$v/serial.log" 2>/dev/null | sed 's/^/  /'
-  true
+  if [ -f "$work/$v/serial.log" ]; then
+    grep -a '^E2E check .* fail' "$work/$v/serial.log" | sed "s/^/$v: /" || true
+  fi
 }
 
-# doc_update FILE ROW...: replaces the rows of these variants in the table
-# between the kbuild-e2e markers of FILE, keeping the others.
+# doc_update FILE VARIANT...: in FILE (docs/kbuild-e2e.md), replaces each
+# variant's row of the table under "<!-- kbuild-e2e table -->" (adding
+# the commit of the btfgate that built it and the date) and what is between "<!-- kbuild-e2e VARIANT -->"
+# and "<!-- kbuild-e2e VARIANT end -->" (the variant's report), keeping the
+# rest.
 doc_update() {
   local file=$1 r v tmp
   shift
   grep -q '^<!-- kbuild-e2e table -->$' "$file" || die "$file has no '<!-- kbuild-e2e table -->' marker"
   tmp=$(mktemp)
   cp "$file" "$tmp"
-  for r in "$@"; do
-    v=$(awk -F' [|] ' '{ sub(/^[|] /, ""); print $1 }' <<<"$r" | cut -d' ' -f1)
-    r="${r% |} | $btfgate_rev, $(date -u +%Y-%m-%d) |"
-    awk -v v="$v" -v r="$r" '
+  for v in "$@"; do
+    r="$(cat "$work/$v/row")"
+    r="${r% |} | $(cat "$work/$v/btfgate-rev" 2>/dev/null || echo "$btfgate_rev"), $(date -u +%Y-%m-%d) |"
+    awk -v v="$v" -v r="$r" -v rep="$work/$v/report.txt" '
       /^<!-- kbuild-e2e table -->$/ { intable = 1; print; next }
       intable && /^\| variant / { print; next }
       intable && /^\|---/ { print; next }
       intable && /^\| / { split($0, f, " [|] "); name = f[1]; sub(/^\| /, "", name)
         if (name == v) { if (!done) print r; done = 1; next } print; next }
       intable { if (!done) print r; done = 1; intable = 0 }
+      $0 == "<!-- kbuild-e2e " v " -->" { print; print "```"; while ((getline line < rep) > 0) print line; print "```"; skip = 1; next }
+      $0 == "<!-- kbuild-e2e " v " end -->" { skip = 0 }
+      skip { next }
       { print }
       END { if (intable && !done) print r }' "$tmp" >"$tmp.new"
     mv "$tmp.new" "$tmp"
@@ -672,4 +699,4 @@ doc_update() {
   log "updated $file"
 }
 
-main
+main "$@"; exit $? # on one line: bash has read it whole before main runs, so editing the script meanwhile is safe

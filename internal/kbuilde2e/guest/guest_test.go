@@ -72,6 +72,27 @@ func TestHasSymbol(t *testing.T) {
 	}
 }
 
+func TestFtraceNote(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "available_filter_functions")
+	if err := os.WriteFile(p, []byte("bm_status_read [binfmt_misc]\n__task_pid_nr_ns\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for fn, want := range map[string]string{
+		"bm_status_read": "ftrace can trace 2 functions, bm_status_read among them",
+		"bm_status":      "ftrace can trace 2 functions, bm_status not among them",
+	} {
+		if got := ftraceNote(p, fn); got != want {
+			t.Errorf("ftraceNote(%s) = %q, want %q", fn, got, want)
+		}
+	}
+	if got := ftraceNote(p+".missing", "f"); !strings.Contains(got, "no such file") {
+		t.Errorf("a missing list: %q", got)
+	}
+	if err := withFtrace(nil, "f"); err != nil {
+		t.Errorf("withFtrace(nil) = %v", err)
+	}
+}
+
 // hostBTF is the running kernel's BTF, which the tests below use as a real
 // input; they skip without it.
 func hostBTF(t *testing.T) []byte {

@@ -3,7 +3,8 @@
 // btfgate wrote into the kernel and its modules is the BTF the kernel
 // uses, and that BPF programs attach by it:
 //
-//   - mount: devtmpfs on /dev (for /dev/console), proc, sysfs, debugfs;
+//   - mount: devtmpfs on /dev (for /dev/console), proc, sysfs, debugfs,
+//     tracefs;
 //   - btf-vmlinux: /sys/kernel/btf/vmlinux exists, holds exactly the .BTF
 //     section the host read from vmlinux (SHA-256), and every type decodes;
 //   - module-load:NAME: finit_module of each module (the kernel validates
@@ -15,7 +16,8 @@
 //     by its BTF and counts at least the getpid calls made to trigger it;
 //   - fexit:MODULE:FUNC: a counting fexit program attaches to a function of
 //     a module (by the module's BTF) and counts at least the reads of
-//     binfmt_misc's status file made to trigger it;
+//     binfmt_misc's status file made to trigger it (a failed attach says
+//     what ftrace can trace);
 //   - excluded:FUNC (when the configuration names one): the function is in
 //     /proc/kallsyms, and attaching fentry to it fails because it is not in
 //     BTF (a rules file left it out).

@@ -57,10 +57,10 @@ func run(r *reporter, cfg *config) {
 	defer c.Close()
 
 	got, err := c.countCalls(ebpf.AttachTraceFEntry, cfg.Fentry, slotFentry, cfg.Triggers, getpid)
-	r.checkf("fentry:"+cfg.Fentry, atLeast(got, cfg.Triggers, err), "%d calls counted for %d getpid", got, cfg.Triggers)
+	r.checkf("fentry:"+cfg.Fentry, withFtrace(atLeast(got, cfg.Triggers, err), cfg.Fentry), "%d calls counted for %d getpid", got, cfg.Triggers)
 
 	got, err = fexitModule(c, cfg)
-	r.checkf("fexit:"+cfg.FexitModule+":"+cfg.Fexit, atLeast(got, cfg.Triggers, err), "%d calls counted for %d reads", got, cfg.Triggers)
+	r.checkf("fexit:"+cfg.FexitModule+":"+cfg.Fexit, withFtrace(atLeast(got, cfg.Triggers, err), cfg.Fexit), "%d calls counted for %d reads", got, cfg.Triggers)
 
 	if cfg.Excluded != "" {
 		r.checkf("excluded:"+cfg.Excluded, excluded(c, base, cfg.Excluded), "in kallsyms, not in BTF: attach refused")
@@ -72,6 +72,7 @@ func mountAll() error {
 		{"proc", "/proc", "proc"},
 		{"sysfs", "/sys", "sysfs"},
 		{"debugfs", "/sys/kernel/debug", "debugfs"},
+		{"tracefs", "/sys/kernel/tracing", "tracefs"},
 	} {
 		if err := os.MkdirAll(m.dir, 0o755); err != nil {
 			return err
@@ -81,6 +82,44 @@ func mountAll() error {
 		}
 	}
 	return nil
+}
+
+// withFtrace adds to a failed attach what ftrace says of fn: a kernel
+// whose ftrace has no functions cannot attach to module functions (x86
+// pokes BPF trampolines into core kernel text only), whatever its BTF.
+func withFtrace(err error, fn string) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w (%s)", err, ftraceNote(availableFilterFunctions, fn))
+}
+
+// availableFilterFunctions lists the functions ftrace can trace.
+const availableFilterFunctions = "/sys/kernel/tracing/available_filter_functions"
+
+// ftraceNote says how many functions ftrace can trace (path lists them)
+// and whether fn is one of them.
+func ftraceNote(path, fn string) string {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, syscall.ENODEV) {
+		// ftrace_init found no call sites and turned ftrace off.
+		return "ftrace is off in this kernel: available_filter_functions says no such device"
+	}
+	if err != nil {
+		return fmt.Sprintf("ftrace: %v", err)
+	}
+	n, found := 0, false
+	for _, line := range strings.Split(string(raw), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			n++
+			found = found || f[0] == fn
+		}
+	}
+	in := "not among them"
+	if found {
+		in = "among them"
+	}
+	return fmt.Sprintf("ftrace can trace %d functions, %s %s", n, fn, in)
 }
 
 func atLeast(got uint64, want int, err error) error {
