@@ -2,6 +2,7 @@ package btf
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"unsafe"
 
@@ -212,13 +213,22 @@ func (c *Converter) Convert(tab *loader.TypeTable, vars []CUVar, reuse ...*Fragm
 				got = types.AddFwd(strs.Add(en.Name), union)
 				break
 			}
+			if en.Size > math.MaxUint32 {
+				return nil, cuError(tab, en, fmt.Errorf("%s of %d bytes: BTF sizes are 32 bits", en.Name, en.Size))
+			}
 			members = members[:0]
 			for _, m := range tab.Members[en.First : en.First+en.Count] {
+				if m.BitOffset > math.MaxUint32 {
+					return nil, cuError(tab, en, fmt.Errorf("member %s at bit %d: BTF member offsets are 32 bits", m.Name, m.BitOffset))
+				}
 				members = append(members, Member{Name: strs.Add(m.Name), Type: TypeID(m.Type),
 					BitOffset: uint32(m.BitOffset), BitfieldSize: m.BitfieldSize})
 			}
 			got = types.AddStruct(union, strs.Add(en.Name), uint32(en.Size), members)
 		case dwarf.TagEnumerationType:
+			if en.Size > math.MaxUint32 {
+				return nil, cuError(tab, en, fmt.Errorf("enum %s of %d bytes: BTF sizes are 32 bits", en.Name, en.Size))
+			}
 			values = values[:0]
 			size := uint32(en.Size)
 			enum32 := size <= 4 || !opts.Enum64
@@ -239,11 +249,14 @@ func (c *Converter) Convert(tab *loader.TypeTable, vars []CUVar, reuse ...*Fragm
 				got = types.AddEnum64(strs.Add(en.Name), size, en.Flags&loader.FlagSignedEnum != 0, values)
 			}
 		case dwarf.TagArrayType:
-			nelems := uint32(1)
+			nelems := uint64(1)
 			for _, d := range tab.Dims[en.First : en.First+en.Count] {
-				nelems *= d
+				nelems *= uint64(d)
+				if d == math.MaxUint32 || nelems >= math.MaxUint32 { // the loader clamps larger counts to MaxUint32
+					return nil, cuError(tab, en, fmt.Errorf("array of more than %d elements: BTF counts are 32 bits", uint32(math.MaxUint32)))
+				}
 			}
-			got = types.AddArray(TypeID(en.Type), index, nelems)
+			got = types.AddArray(TypeID(en.Type), index, uint32(nelems))
 		case dwarf.TagSubroutineType:
 			params = params[:0]
 			for _, p := range tab.Params[en.First : en.First+en.Count] {

@@ -511,10 +511,15 @@ func (w *Walker) addDim(e *dwarf.Entry, owner int32, t *TypeTable) {
 	var n uint64
 	if v, ok := e.Val(dwarf.AttrUpperBound); ok {
 		n = v + 1
+		if v == math.MaxUint32 {
+			n = 0 // an upper bound of -1 in 32 bits: a zero-length array, as pahole reads it
+		}
 	} else if v, ok := e.Val(dwarf.AttrCount); ok {
 		n = v
 	}
-	t.Dims = add(t.Dims, uint32(n))
+	// A count past 32 bits stays past them (clamp32): the converter
+	// refuses it instead of writing it truncated.
+	t.Dims = add(t.Dims, clamp32(n))
 	w.raw[owner].count++
 }
 

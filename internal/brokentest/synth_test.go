@@ -440,6 +440,7 @@ func synthCases() []synthCase {
 			le.PutUint32(in, uint32(len(in)-4))
 			return in, ab
 		}})
+	cs = append(cs, hugeSizeCases()...)
 	return cs
 }
 
@@ -485,5 +486,25 @@ func TestMiniELFEncodes(t *testing.T) {
 	}
 	if res.Types.Len() < 3 {
 		t.Errorf("%d types, want int, FUNC_PROTO, FUNC and more", res.Types.Len())
+	}
+}
+
+// hugeSizeCases are DWARF sizes, counts and offsets past BTF's 32 bits:
+// each must be an error naming the DIE, never written truncated.
+func hugeSizeCases() []synthCase {
+	return []synthCase{
+		{name: "struct-size-2^40", mustFail: true, build: func() []*die {
+			it := intType()
+			return []*die{it, structOf("huge", 1<<40+4, member("a", it, 0))}
+		}},
+		{name: "array-2^32+5-elements", mustFail: true, build: func() []*die {
+			it := intType()
+			a := arrayOf(it, subrange(dwarf.AttrCount, dwarf.FormData8, 1<<32+5))
+			return []*die{it, a, d(dwarf.TagVariable, []dattr{aName("big"), aType(a)})}
+		}},
+		{name: "member-at-2^29-bytes", mustFail: true, build: func() []*die {
+			it := intType()
+			return []*die{it, structOf("far", 1<<29+8, member("a", it, 0), member("b", it, 1<<29))}
+		}},
 	}
 }

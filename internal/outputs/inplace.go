@@ -53,19 +53,7 @@ func commitInPlace(o *output) error {
 		// Best effort, as cp -p: only root may give a file away.
 		_ = o.tmp.Chown(int(st.Uid), int(st.Gid))
 	}
-	if err := o.tmp.Chmod(o.info.Mode().Perm()); err != nil {
-		return fmt.Errorf("write %s: %w", o.path, err)
-	}
-	if err := o.tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", o.path, err)
-	}
-	if err := o.tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", o.path, err)
-	}
-	if err := os.Rename(o.tmp.Name(), o.target); err != nil {
-		return fmt.Errorf("write %s: %w", o.path, err)
-	}
-	return nil
+	return o.renameStaged(o.info.Mode().Perm(), o.target)
 }
 
 // rewriteInode copies the staged contents into the target file itself and

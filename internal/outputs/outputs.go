@@ -198,7 +198,13 @@ func commitOne(o *output) error {
 	if o.inPlace {
 		return commitInPlace(o)
 	}
-	if err := o.tmp.Chmod(o.perm); err != nil {
+	return o.renameStaged(o.perm, o.path)
+}
+
+// renameStaged gives the staged file mode perm, syncs and closes it, and
+// renames it to dest.
+func (o *output) renameStaged(perm os.FileMode, dest string) error {
+	if err := o.tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", o.path, err)
 	}
 	if err := o.tmp.Sync(); err != nil {
@@ -207,7 +213,7 @@ func commitOne(o *output) error {
 	if err := o.tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", o.path, err)
 	}
-	if err := os.Rename(o.tmp.Name(), o.path); err != nil {
+	if err := os.Rename(o.tmp.Name(), dest); err != nil {
 		return fmt.Errorf("write %s: %w", o.path, err)
 	}
 	return nil
