@@ -17,6 +17,11 @@ type Input struct {
 	// .debug_info, for sizing buffers.
 	DebugStr, DebugLineStr []byte
 	InfoSize               int
+	// Supplement is the supplementary object file (dwz -m's common file)
+	// the DWARF points into, "" when none; SupStr and SupLineStr are its
+	// string sections, which names alias too.
+	Supplement         string
+	SupStr, SupLineStr []byte
 	// Merge says the units are walked as one, as pahole merges the units
 	// of an LTO link (see mergeUnits); Note is the Linux LTO_INFO note
 	// that decided it, if any.
@@ -28,6 +33,7 @@ type Input struct {
 	// ReleaseInfoBefore); for tests that check nothing reads it then.
 	KeepInfo bool
 
+	supELF     *elffile.File // the supplementary file, open until Close
 	info       []byte
 	infoCopied bool              // info is a relocated copy (elffile.File.IsCopy)
 	secs       map[string][]byte // the debug sections, for ReleaseDebug
@@ -42,14 +48,27 @@ func debugSectionNames() []string {
 	}
 }
 
+// OpenOptions are the choices of OpenWith.
+type OpenOptions struct {
+	// Supplement names the supplementary object file of a dwz -m input,
+	// instead of looking for the one its .gnu_debugaltlink or .debug_sup
+	// names (see openSupplement).
+	Supplement string
+}
+
 // Open maps path, extracts (decompresses, relocates) its debug sections and
 // reads the unit headers.
-func Open(path string) (*Input, error) {
+func Open(path string) (*Input, error) { return OpenWith(path, OpenOptions{}) }
+
+// OpenWith is Open with options. An input whose DWARF points into a
+// supplementary file is opened with it, or not at all: an error names the
+// unit that needs it and where it was looked for.
+func OpenWith(path string, opts OpenOptions) (*Input, error) {
 	f, err := elffile.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	in, err := newInput(f)
+	in, err := newInput(f, opts)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -57,7 +76,7 @@ func Open(path string) (*Input, error) {
 	return in, nil
 }
 
-func newInput(f *elffile.File) (*Input, error) {
+func newInput(f *elffile.File, opts OpenOptions) (*Input, error) {
 	// Kernel modules: place sections at made-up addresses before relocating
 	// DWARF, as pahole's elfutils does (spec §2.9 h).
 	f.LayOut()
@@ -67,6 +86,10 @@ func newInput(f *elffile.File) (*Input, error) {
 	}
 	if len(secs[".debug_info"]) == 0 {
 		return nil, fmt.Errorf("%s: no .debug_info section: the file has no DWARF (build with -g / CONFIG_DEBUG_INFO)", f.Path)
+	}
+	sup, supELF, err := findSupplement(f, secs, opts)
+	if err != nil {
+		return nil, err
 	}
 	d, err := dwarf.New(dwarf.Sections{
 		Info:       secs[".debug_info"],
@@ -81,29 +104,63 @@ func newInput(f *elffile.File) (*Input, error) {
 		Ranges:     secs[".debug_ranges"],
 		ByteOrder:  f.ByteOrder,
 		File:       f.Path,
+		Sup:        sup,
 	})
 	if err != nil {
+		closeSup(supELF)
 		return nil, err
 	}
+	in, err := newInputData(f, d, secs, supELF)
+	if err != nil {
+		closeSup(supELF)
+		return nil, err
+	}
+	return in, nil
+}
+
+// newInputData reads the unit headers of d and decides the merge.
+func newInputData(f *elffile.File, d *dwarf.Data, secs map[string][]byte, supELF *elffile.File) (*Input, error) {
 	units, err := d.Units()
 	if err != nil {
 		return nil, err
 	}
-	merge, note, err := mergeUnits(f, d, units)
-	if err != nil {
+	var merge bool
+	var note LTONote
+	if supELF != nil {
+		// The units refer into the supplement's, which are walked with
+		// them as one, as the units of a file dwz processed alone are.
+		if units, err = supplementUnits(d, units); err != nil {
+			return nil, err
+		}
+		merge = true
+	} else if merge, note, err = mergeUnits(f, d, units); err != nil {
 		return nil, err
 	}
 	// Reading the unit headers faulted in much of .debug_info (the kernel
 	// maps pages around each fault); let it go until the units are walked.
 	f.Release(secs[".debug_info"])
-	return &Input{Path: f.Path, ELF: f, DWARF: d, Units: units,
+	in := &Input{Path: f.Path, ELF: f, DWARF: d, Units: units,
 		DebugStr: secs[".debug_str"], DebugLineStr: secs[".debug_line_str"], InfoSize: len(secs[".debug_info"]),
 		Merge: merge, Note: note,
-		info: secs[".debug_info"], infoCopied: f.IsCopy(secs[".debug_info"]), secs: secs}, nil
+		info: secs[".debug_info"], infoCopied: f.IsCopy(secs[".debug_info"]), secs: secs, supELF: supELF}
+	if supELF != nil {
+		in.Supplement = supELF.Path
+		in.SupStr, in.SupLineStr = d.SupplementStrings()
+	}
+	return in, nil
 }
 
-// Close unmaps the file. Strings taken from the input are invalid afterwards.
-func (in *Input) Close() error { return in.ELF.Close() }
+// Close unmaps the file and its supplementary file. Strings taken from the
+// input are invalid afterwards.
+func (in *Input) Close() error {
+	err := in.ELF.Close()
+	if in.supELF != nil {
+		if e := in.supELF.Close(); err == nil {
+			err = e
+		}
+	}
+	return err
+}
 
 // SectionName returns the name of ELF section idx, or "" if out of range.
 func (in *Input) SectionName(idx uint32) string {

@@ -15,6 +15,11 @@ type Sections struct {
 
 	ByteOrder binary.ByteOrder
 	File      string // for error messages
+
+	// Sup, if set, is the supplementary object file the input's
+	// alternate forms point into (see Supplement); its units follow the
+	// input's.
+	Sup *Supplement
 }
 
 // Data is the DWARF data of one object file: its sections and a cache of
@@ -34,6 +39,8 @@ type Data struct {
 	privateParses map[abbrevKey]int // private parses per table (see abbrevTable)
 
 	strs strTable // NUL index of .debug_str, built on first use
+
+	sup *supplement // nil without a supplementary file
 }
 
 // New returns the Data for the sections s. It only checks that the
@@ -47,7 +54,7 @@ func New(s Sections) (*Data, error) {
 	}
 	var probe [2]byte
 	s.ByteOrder.PutUint16(probe[:], 1)
-	return &Data{
+	d := &Data{
 		file:       s.File,
 		le:         probe[0] == 1,
 		order:      s.ByteOrder,
@@ -64,7 +71,11 @@ func New(s Sections) (*Data, error) {
 		abbrevs:    make(map[abbrevKey]*abbrevTable),
 
 		privateParses: make(map[abbrevKey]int),
-	}, nil
+	}
+	if s.Sup != nil {
+		d.attach(s.Sup)
+	}
+	return d, nil
 }
 
 // ByteOrder returns the byte order of the data.

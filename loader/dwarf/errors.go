@@ -2,6 +2,7 @@ package dwarf
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 )
 
@@ -34,6 +35,18 @@ func (e *DecodeError) Error() string {
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 // errorf builds a DecodeError for data d.
+// An offset in the supplement's part of .debug_info or .debug_abbrev is
+// reported as the supplementary file's.
 func (d *Data) decodeError(section string, off uint64, unit int, err error) *DecodeError {
+	if s := d.sup; s != nil {
+		switch {
+		case section == ".debug_info" && off >= s.infoOff:
+			return &DecodeError{File: s.file, Section: section, Offset: off - s.infoOff, Unit: unit,
+				Err: fmt.Errorf("%w (supplementary file of %s)", err, d.file)}
+		case section == ".debug_abbrev" && off >= s.abbrevOff:
+			return &DecodeError{File: s.file, Section: section, Offset: off - s.abbrevOff, Unit: unit,
+				Err: fmt.Errorf("%w (supplementary file of %s)", err, d.file)}
+		}
+	}
 	return &DecodeError{File: d.file, Section: section, Offset: off, Unit: unit, Err: err}
 }

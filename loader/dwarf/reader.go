@@ -32,8 +32,15 @@ type Reader struct {
 	lastChildren bool   // the last DIE returned has children not yet walked
 	lastSibling  uint64 // its DW_AT_sibling, 0 if none
 
-	str []byte   // .debug_str
-	nul []uint64 // its NUL bitmap (see strTable)
+	str     []byte   // .debug_str
+	nul     []uint64 // its NUL bitmap (see strTable)
+	lineStr []byte   // .debug_line_str
+
+	// For a unit of a supplementary file (inSup), str and lineStr are the
+	// supplement's and refAddrAdd moves its DW_FORM_ref_addr values to
+	// where its .debug_info starts in Data.info; 0 otherwise.
+	inSup      bool
+	refAddrAdd uint64
 
 	err     error
 	root    Entry // scratch entry for Seek
@@ -111,7 +118,7 @@ func (r *Reader) Keep(set *AttrSet) {
 // unit, so SeekOffset within the same unit costs nothing, while a fresh
 // Reader may parse the table again (see Data.abbrevTable).
 func (d *Data) NewReader() *Reader {
-	return &Reader{d: d, le: d.le, unitIdx: -1, str: d.str}
+	return &Reader{d: d, le: d.le, unitIdx: -1, str: d.str, lineStr: d.lineStr}
 }
 
 // Err returns the first error the Reader met, or nil.
@@ -159,7 +166,20 @@ func (r *Reader) Seek(u *Unit) error {
 		r.fail(u.Offset, fmt.Errorf("unsupported address size %d", u.AddrSize))
 		return r.err
 	}
-	if r.nul == nil && len(d.str) > 0 {
+	switch {
+	case u.Supplement && d.sup != nil:
+		if !r.inSup {
+			r.inSup, r.refAddrAdd = true, d.sup.infoOff
+			r.str, r.lineStr, r.nul = d.sup.str, d.sup.lineStr, nil
+			if len(r.str) > 0 {
+				r.nul = d.supNul()
+			}
+		}
+	case r.inSup:
+		r.inSup, r.refAddrAdd = false, 0
+		r.str, r.lineStr, r.nul = d.str, d.lineStr, nil
+	}
+	if r.nul == nil && len(r.str) > 0 {
 		r.nul = d.strNul()
 	}
 	tab, err := d.abbrevTable(u, &r.scratch)

@@ -25,6 +25,11 @@ type Unit struct {
 	Signature  uint64
 	TypeOffset uint64
 
+	// Supplement is set for a unit of the supplementary file (see
+	// Sections.Sup): its Offset is past Data.SupplementStart and its
+	// AbbrevOffset past the input's .debug_abbrev.
+	Supplement bool
+
 	// Filled from the root DIE by Reader.Seek.
 	StrOffsetsBase, AddrBase, LocListsBase, RngListsBase uint64
 	LowPC                                                uint64 // DW_AT_low_pc of the root, 0 if none: the base address of lists
@@ -84,9 +89,14 @@ func (d *Data) unitHeader(off uint64, index int) (Unit, error) {
 		return u, b.err
 	}
 	start := uint64(b.off)
-	if length > uint64(len(d.info))-start {
+	// The input's units end where the supplement's start.
+	limit := uint64(len(d.info))
+	if d.sup != nil && off < d.sup.infoOff {
+		limit = d.sup.infoOff
+	}
+	if start > limit || length > limit-start {
 		return u, d.decodeError(".debug_info", off, index,
-			fmt.Errorf("%w: unit length 0x%x runs past the end of the section (0x%x bytes left)", ErrTruncated, length, uint64(len(d.info))-start))
+			fmt.Errorf("%w: unit length 0x%x runs past the end of the section (0x%x bytes left)", ErrTruncated, length, limit-min(start, limit)))
 	}
 	u.End = start + length
 	// Read the rest of the header within the unit only.
@@ -119,6 +129,10 @@ func (d *Data) unitHeader(off uint64, index int) (Unit, error) {
 	}
 	if b.err != nil {
 		return u, b.err
+	}
+	if d.sup != nil && off >= d.sup.infoOff {
+		u.Supplement = true
+		u.AbbrevOffset += d.sup.abbrevOff
 	}
 	switch u.AddrSize {
 	case 1, 2, 4, 8:

@@ -48,14 +48,24 @@ func (r *Reader) value(f *Field, kind uint8, size int, implicit int64, pos int) 
 			}
 		case kLineStrp:
 			f.Val = v
-			if f.Bytes = r.cstring(r.d.lineStr, ".debug_line_str", v, at); f.Bytes == nil {
+			if f.Bytes = r.cstring(r.lineStr, ".debug_line_str", v, at); f.Bytes == nil {
 				return -1
 			}
 		case kStrx1, kStrx2, kStrx3, kStrx4:
 			return r.strx(f, v, at, pos)
 		case kAddrx1, kAddrx2, kAddrx3, kAddrx4:
 			return r.addrx(f, v, at, pos)
-		default: // addr, data, ref_addr, ref_sig8, sec_offset, supplementary forms
+		case kRefAddr:
+			f.Val = v + r.refAddrAdd
+		case kRefAlt:
+			if !r.altRef(f, v, at) {
+				return -1
+			}
+		case kStrAlt:
+			if !r.altStr(f, v, at) {
+				return -1
+			}
+		default: // addr, data, ref_sig8, sec_offset
 			f.Val = v
 		}
 		return pos
