@@ -261,7 +261,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	walkOpts := loader.WalkOptions{TypeTags: opts.Features.TypeTag, DeclTags: opts.Features.DeclTag,
 		TrueSignature: opts.Features.TrueSignature, Arch: fo.arch}
 	convOpts := btf.ConvertOptions{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
-	strSecs := btf.IndexStringSections(in.DebugStr, in.DebugLineStr, in.SupStr, in.SupLineStr) // shared by the workers and the splicer
+	strSecs := btf.IndexStringSections(append([][]byte{in.DebugStr, in.DebugLineStr}, in.PartStrings...)...) // shared by the workers and the splicer
 
 	var wg sync.WaitGroup
 	for w := 0; w < jobs; w++ {
@@ -406,10 +406,11 @@ func withPath(path string, err error) error {
 const elfTypeRel = 1
 
 // wantUnit reports whether pahole encodes the unit: compile and partial
-// units; type and skeleton units carry no types of their own here.
+// units, and the split units of skeletons (whose .dwo the loader read);
+// type and skeleton units carry no types of their own here.
 func wantUnit(u *dwarf.Unit) bool {
 	switch u.UnitType {
-	case dwarf.UTCompile, dwarf.UTPartial:
+	case dwarf.UTCompile, dwarf.UTPartial, dwarf.UTSplitCompile:
 		return true
 	}
 	return false

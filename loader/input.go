@@ -18,10 +18,12 @@ type Input struct {
 	DebugStr, DebugLineStr []byte
 	InfoSize               int
 	// Supplement is the supplementary object file (dwz -m's common file)
-	// the DWARF points into, "" when none; SupStr and SupLineStr are its
+	// the DWARF points into, "" when none; Split the split DWARF objects
+	// (.dwo, .dwp) its skeleton units stand for. PartStrings are their
 	// string sections, which names alias too.
-	Supplement         string
-	SupStr, SupLineStr []byte
+	Supplement  string
+	Split       []string
+	PartStrings [][]byte
 	// Merge says the units are walked as one, as pahole merges the units
 	// of an LTO link (see mergeUnits); Note is the Linux LTO_INFO note
 	// that decided it, if any.
@@ -33,7 +35,7 @@ type Input struct {
 	// ReleaseInfoBefore); for tests that check nothing reads it then.
 	KeepInfo bool
 
-	supELF     *elffile.File // the supplementary file, open until Close
+	parts      []*elffile.File // the attached files, open until Close
 	info       []byte
 	infoCopied bool              // info is a relocated copy (elffile.File.IsCopy)
 	secs       map[string][]byte // the debug sections, for ReleaseDebug
@@ -87,10 +89,6 @@ func newInput(f *elffile.File, opts OpenOptions) (*Input, error) {
 	if len(secs[".debug_info"]) == 0 {
 		return nil, fmt.Errorf("%s: no .debug_info section: the file has no DWARF (build with -g / CONFIG_DEBUG_INFO)", f.Path)
 	}
-	sup, supELF, err := findSupplement(f, secs, opts)
-	if err != nil {
-		return nil, err
-	}
 	d, err := dwarf.New(dwarf.Sections{
 		Info:       secs[".debug_info"],
 		Abbrev:     secs[".debug_abbrev"],
@@ -104,61 +102,64 @@ func newInput(f *elffile.File, opts OpenOptions) (*Input, error) {
 		Ranges:     secs[".debug_ranges"],
 		ByteOrder:  f.ByteOrder,
 		File:       f.Path,
-		Sup:        sup,
 	})
 	if err != nil {
-		closeSup(supELF)
 		return nil, err
 	}
-	in, err := newInputData(f, d, secs, supELF)
-	if err != nil {
-		closeSup(supELF)
-		return nil, err
-	}
-	return in, nil
-}
-
-// newInputData reads the unit headers of d and decides the merge.
-func newInputData(f *elffile.File, d *dwarf.Data, secs map[string][]byte, supELF *elffile.File) (*Input, error) {
 	units, err := d.Units()
 	if err != nil {
 		return nil, err
 	}
-	var merge bool
-	var note LTONote
-	if supELF != nil {
+	in := &Input{Path: f.Path, ELF: f, DWARF: d,
+		DebugStr: secs[".debug_str"], DebugLineStr: secs[".debug_line_str"], InfoSize: len(secs[".debug_info"]),
+		info: secs[".debug_info"], infoCopied: f.IsCopy(secs[".debug_info"]), secs: secs}
+	if units, err = in.attachParts(units, opts); err != nil {
+		in.closeParts()
+		return nil, err
+	}
+	in.Units = units
+	if len(in.parts) > 0 {
 		// The units refer into the supplement's, which are walked with
 		// them as one, as the units of a file dwz processed alone are.
-		if units, err = supplementUnits(d, units); err != nil {
-			return nil, err
-		}
-		merge = true
-	} else if merge, note, err = mergeUnits(f, d, units); err != nil {
+		in.Merge = in.Supplement != ""
+	} else if in.Merge, in.Note, err = mergeUnits(f, d, units); err != nil {
 		return nil, err
 	}
 	// Reading the unit headers faulted in much of .debug_info (the kernel
 	// maps pages around each fault); let it go until the units are walked.
 	f.Release(secs[".debug_info"])
-	in := &Input{Path: f.Path, ELF: f, DWARF: d, Units: units,
-		DebugStr: secs[".debug_str"], DebugLineStr: secs[".debug_line_str"], InfoSize: len(secs[".debug_info"]),
-		Merge: merge, Note: note,
-		info: secs[".debug_info"], infoCopied: f.IsCopy(secs[".debug_info"]), secs: secs, supELF: supELF}
-	if supELF != nil {
-		in.Supplement = supELF.Path
-		in.SupStr, in.SupLineStr = d.SupplementStrings()
-	}
 	return in, nil
 }
 
-// Close unmaps the file and its supplementary file. Strings taken from the
-// input are invalid afterwards.
+// attachParts attaches the files the input's DWARF continues in to its
+// Data: the supplementary file of a dwz -m input and the split DWARF
+// objects of its skeleton units. It returns the units to walk.
+func (in *Input) attachParts(units []dwarf.Unit, opts OpenOptions) ([]dwarf.Unit, error) {
+	units, err := in.attachSupplement(units, opts)
+	if err != nil {
+		return nil, err
+	}
+	return in.attachSplit(units)
+}
+
+// Close unmaps the file and the files attached to it.
 func (in *Input) Close() error {
 	err := in.ELF.Close()
-	if in.supELF != nil {
-		if e := in.supELF.Close(); err == nil {
+	if e := in.closeParts(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// closeParts closes the attached files.
+func (in *Input) closeParts() error {
+	var err error
+	for _, f := range in.parts {
+		if e := f.Close(); err == nil {
 			err = e
 		}
 	}
+	in.parts = nil
 	return err
 }
 

@@ -171,7 +171,7 @@ func supCandidates(input string, link *supLink) []string {
 // link names, and returns it with its DWARF sections. firstUnit is the
 // offset of the first unit that needs it, for the error when none is
 // found.
-func openSupplement(input string, link *supLink, given string, firstUnit uint64) (*elffile.File, *dwarf.Supplement, error) {
+func openSupplement(input string, link *supLink, given string, firstUnit uint64) (*elffile.File, *dwarf.Part, error) {
 	paths := supCandidates(input, link)
 	if given != "" {
 		paths = []string{given}
@@ -213,7 +213,7 @@ func openSupplement(input string, link *supLink, given string, firstUnit uint64)
 			f.Close()
 			return nil, nil, fmt.Errorf("supplementary file %s: %w", p, err)
 		}
-		return f, &dwarf.Supplement{Info: secs[".debug_info"], Abbrev: secs[".debug_abbrev"],
+		return f, &dwarf.Part{Kind: dwarf.PartSupplement, Info: secs[".debug_info"], Abbrev: secs[".debug_abbrev"],
 			Str: secs[".debug_str"], LineStr: secs[".debug_line_str"], File: p}, nil
 	}
 	return nil, nil, fmt.Errorf("the unit at .debug_info+0x%x refers to the supplementary file %q (%s, id %x), "+
@@ -247,11 +247,11 @@ func firstAltUnit(d *dwarf.Data, units []dwarf.Unit) (uint64, bool, error) {
 // through other units so needed. The supplement holds the partial units of
 // every program dwz -m processed; only these are the input's.
 func supplementUnits(d *dwarf.Data, units []dwarf.Unit) ([]dwarf.Unit, error) {
-	start := d.SupplementStart()
+	start := d.InputInfoSize()
 	want := make([]bool, len(units))
 	var queue []int
 	for i := range units {
-		if !units[i].Supplement {
+		if units[i].Part == 0 {
 			want[i] = true
 			queue = append(queue, i)
 		}
@@ -295,48 +295,45 @@ func supplementUnits(d *dwarf.Data, units []dwarf.Unit) ([]dwarf.Unit, error) {
 	return out, nil
 }
 
-// findSupplement opens the supplementary file the input's DWARF needs, if
-// any: nil when the input names none and none of its units uses a form
-// pointing into one. An input that uses such forms but names no file needs
-// opts.Supplement.
-func findSupplement(f *elffile.File, secs map[string][]byte, opts OpenOptions) (*dwarf.Supplement, *elffile.File, error) {
+// attachSupplement attaches the supplementary file the input's DWARF
+// needs, if any, and returns the units to walk: the input's and the
+// supplement's it needs (see supplementUnits). An input that uses forms
+// pointing into a supplement but names none needs opts.Supplement; without
+// it, they fail to decode.
+func (in *Input) attachSupplement(units []dwarf.Unit, opts OpenOptions) ([]dwarf.Unit, error) {
+	f, d := in.ELF, in.DWARF
 	link, err := readSupLink(f)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", f.Path, err)
+		return nil, fmt.Errorf("%s: %w", f.Path, err)
 	}
 	if link == nil && opts.Supplement == "" {
-		return nil, nil, nil // forms pointing into a supplement fail to decode
+		return units, nil
 	}
-	// The first unit that needs the file, for the error when it is missing.
-	probe, err := dwarf.New(dwarf.Sections{Info: secs[".debug_info"], Abbrev: secs[".debug_abbrev"],
-		ByteOrder: f.ByteOrder, File: f.Path})
+	first, uses, err := firstAltUnit(d, units)
 	if err != nil {
-		return nil, nil, err
-	}
-	units, err := probe.Units()
-	if err != nil {
-		return nil, nil, err
-	}
-	first, uses, err := firstAltUnit(probe, units)
-	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if !uses && opts.Supplement == "" {
-		return nil, nil, nil // a link nothing uses
+		return units, nil // a link nothing uses
 	}
 	if link == nil {
 		link = &supLink{section: "--dwarf-supplement"}
 	}
-	supELF, sup, err := openSupplement(f.Path, link, opts.Supplement, first)
+	supELF, part, err := openSupplement(f.Path, link, opts.Supplement, first)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", f.Path, err)
+		return nil, fmt.Errorf("%s: %w", f.Path, err)
 	}
-	return sup, supELF, nil
-}
-
-// closeSup closes f if it is open.
-func closeSup(f *elffile.File) {
-	if f != nil {
-		f.Close()
+	in.parts = append(in.parts, supELF)
+	part.File = supELF.Path
+	n, err := d.Attach(*part)
+	if err != nil {
+		return nil, err
 	}
+	if units, err = d.Units(); err != nil {
+		return nil, err
+	}
+	in.Supplement = supELF.Path
+	str, lineStr := d.PartStrings(n)
+	in.PartStrings = append(in.PartStrings, str, lineStr)
+	return supplementUnits(d, units)
 }

@@ -226,7 +226,7 @@ const maxDenseSlack = 256
 func (d *Data) parseAbbrev(u *Unit, sc *abbrevScratch) error {
 	b := d.newBuf(".debug_abbrev", d.abbrev, u.AbbrevOffset, u.Index)
 	offSize := u.OffsetSize()
-	sup := d.inSupplementAbbrev(u.AbbrevOffset)
+	sup := d.partAtAbbrev(u.AbbrevOffset) > 0
 	list, ends, specs := sc.list[:0], sc.ends[:0], sc.specs[:0]
 	defer func() { sc.list, sc.ends, sc.specs = list, ends, specs }()
 	for {

@@ -15,11 +15,6 @@ type Sections struct {
 
 	ByteOrder binary.ByteOrder
 	File      string // for error messages
-
-	// Sup, if set, is the supplementary object file the input's
-	// alternate forms point into (see Supplement); its units follow the
-	// input's.
-	Sup *Supplement
 }
 
 // Data is the DWARF data of one object file: its sections and a cache of
@@ -38,9 +33,10 @@ type Data struct {
 
 	privateParses map[abbrevKey]int // private parses per table (see abbrevTable)
 
-	strs strTable // NUL index of .debug_str, built on first use
-
-	sup *supplement // nil without a supplementary file
+	// parts[0] is the input, the others are attached (see Attach);
+	// supPart is the supplement's number, 0 if none.
+	parts   []*part
+	supPart int
 }
 
 // New returns the Data for the sections s. It only checks that the
@@ -72,9 +68,9 @@ func New(s Sections) (*Data, error) {
 
 		privateParses: make(map[abbrevKey]int),
 	}
-	if s.Sup != nil {
-		d.attach(s.Sup)
-	}
+	d.parts = []*part{{file: s.File, infoEnd: uint64(len(s.Info)), abbrevEnd: uint64(len(s.Abbrev)),
+		secs: sectionSet{str: s.Str, lineStr: s.LineStr, strOffsets: s.StrOffsets, addr: s.Addr,
+			rngLists: s.RngLists, locLists: s.LocLists, loc: s.Loc, ranges: s.Ranges}}}
 	return d, nil
 }
 

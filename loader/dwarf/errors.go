@@ -38,14 +38,20 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // An offset in the supplement's part of .debug_info or .debug_abbrev is
 // reported as the supplementary file's.
 func (d *Data) decodeError(section string, off uint64, unit int, err error) *DecodeError {
-	if s := d.sup; s != nil {
-		switch {
-		case section == ".debug_info" && off >= s.infoOff:
-			return &DecodeError{File: s.file, Section: section, Offset: off - s.infoOff, Unit: unit,
-				Err: fmt.Errorf("%w (supplementary file of %s)", err, d.file)}
-		case section == ".debug_abbrev" && off >= s.abbrevOff:
-			return &DecodeError{File: s.file, Section: section, Offset: off - s.abbrevOff, Unit: unit,
-				Err: fmt.Errorf("%w (supplementary file of %s)", err, d.file)}
+	if len(d.parts) > 1 {
+		n, base := 0, uint64(0)
+		switch section {
+		case ".debug_info":
+			n = d.partAt(off)
+			base = d.parts[n].infoOff
+		case ".debug_abbrev":
+			n = d.partAtAbbrev(off)
+			base = d.parts[n].abbrevOff
+		}
+		if n > 0 {
+			p := d.parts[n]
+			return &DecodeError{File: p.file, Section: section, Offset: off - base, Unit: unit,
+				Err: fmt.Errorf("%w (%s of %s)", err, p.kind, d.file)}
 		}
 	}
 	return &DecodeError{File: d.file, Section: section, Offset: off, Unit: unit, Err: err}

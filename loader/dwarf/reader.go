@@ -36,10 +36,12 @@ type Reader struct {
 	nul     []uint64 // its NUL bitmap (see strTable)
 	lineStr []byte   // .debug_line_str
 
-	// For a unit of a supplementary file (inSup), str and lineStr are the
-	// supplement's and refAddrAdd moves its DW_FORM_ref_addr values to
-	// where its .debug_info starts in Data.info; 0 otherwise.
-	inSup      bool
+	// part is the number of the unit's part (see Data.Attach), secs its
+	// sections; str and lineStr are secs' too. refAddrAdd moves the
+	// part's DW_FORM_ref_addr values to where its .debug_info starts in
+	// Data.info.
+	part       int
+	secs       *sectionSet
 	refAddrAdd uint64
 
 	err     error
@@ -118,7 +120,7 @@ func (r *Reader) Keep(set *AttrSet) {
 // unit, so SeekOffset within the same unit costs nothing, while a fresh
 // Reader may parse the table again (see Data.abbrevTable).
 func (d *Data) NewReader() *Reader {
-	return &Reader{d: d, le: d.le, unitIdx: -1, str: d.str, lineStr: d.lineStr}
+	return &Reader{d: d, le: d.le, unitIdx: -1, str: d.str, lineStr: d.lineStr, secs: &d.parts[0].secs}
 }
 
 // Err returns the first error the Reader met, or nil.
@@ -166,21 +168,17 @@ func (r *Reader) Seek(u *Unit) error {
 		r.fail(u.Offset, fmt.Errorf("unsupported address size %d", u.AddrSize))
 		return r.err
 	}
-	switch {
-	case u.Supplement && d.sup != nil:
-		if !r.inSup {
-			r.inSup, r.refAddrAdd = true, d.sup.infoOff
-			r.str, r.lineStr, r.nul = d.sup.str, d.sup.lineStr, nil
-			if len(r.str) > 0 {
-				r.nul = d.supNul()
-			}
+	if u.Part != r.part {
+		if u.Part < 0 || u.Part >= len(d.parts) {
+			r.fail(u.Offset, fmt.Errorf("unit of part %d, the data has %d", u.Part, len(d.parts)))
+			return r.err
 		}
-	case r.inSup:
-		r.inSup, r.refAddrAdd = false, 0
-		r.str, r.lineStr, r.nul = d.str, d.lineStr, nil
+		p := d.parts[u.Part]
+		r.part, r.secs, r.refAddrAdd = u.Part, &p.secs, p.infoOff
+		r.str, r.lineStr, r.nul = p.secs.str, p.secs.lineStr, nil
 	}
 	if r.nul == nil && len(r.str) > 0 {
-		r.nul = d.strNul()
+		r.nul = d.partNul(r.part)
 	}
 	tab, err := d.abbrevTable(u, &r.scratch)
 	if err != nil {
@@ -253,7 +251,11 @@ func (r *Reader) Seek(u *Unit) error {
 		}
 		return r.err
 	}
-	u.LowPC, u.Producer, u.Name, u.Language = 0, "", "", 0
+	// A split unit's base address is its skeleton's, which the caller set.
+	if d.parts[u.Part].kind != PartSplit {
+		u.LowPC = 0
+	}
+	u.Producer, u.Name, u.Language = "", "", 0
 	for i := range r.root.Fields {
 		f := &r.root.Fields[i]
 		switch f.Attr {
