@@ -33,14 +33,18 @@ type LocEntry struct {
 // order, until the list ends or fn returns false. For DWARF 5 units off is
 // an offset in .debug_loclists (Field.Val of a ClassLocList attribute, with
 // loclistx already resolved); for earlier versions it is an offset in
-// .debug_loc. The initial base address is u.LowPC, so u must have been
-// passed to Reader.Seek.
+// .debug_loc (.debug_loc.dwo for a DWARF 4 split unit, whose entries
+// index .debug_addr). The initial base address is u.LowPC, so u must have
+// been passed to Reader.Seek.
 func (d *Data) LocList(u *Unit, off uint64, fn func(LocEntry) bool) error {
 	if !validSize(int(u.AddrSize)) {
 		return d.decodeError(".debug_info", u.Offset, u.Index, fmt.Errorf("unsupported address size %d", u.AddrSize))
 	}
 	if u.Version >= 5 {
 		return d.locLists5(u, off, fn)
+	}
+	if secs, err := d.unitSections(u); err == nil && d.parts[u.Part].kind == PartSplit {
+		return d.locListGNUSplit(u, secs, off, fn)
 	}
 	return d.locList4(u, off, fn)
 }
