@@ -9,6 +9,7 @@ package encode
 // itself writes nothing for the dwz'd and split ones (the .stderr files).
 
 import (
+	"debug/elf"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -225,6 +226,44 @@ func TestSplitMissingDwo(t *testing.T) {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q does not say %q", err, want)
 			}
+		}
+	}
+}
+
+// TestDwzDanglingAltRef: a DW_FORM_GNU_ref_alt past the end of the
+// supplementary file's .debug_info is an error naming the program, the
+// place of the attribute and the supplementary file.
+func TestDwzDanglingAltRef(t *testing.T) {
+	tmp := copyFixture(t, dwzDir, "one-dwz.exe", "common.dwz")
+	path := filepath.Join(tmp, "one-dwz.exe")
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := f.Section(".debug_info")
+	f.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first typedef of the partial unit at 0: DIE 0x15, whose
+	// DW_AT_type at 0x1c is a DW_FORM_GNU_ref_alt (4 bytes) to 0x19.
+	at := info.Offset + 0x1c
+	if got := binary.LittleEndian.Uint32(data[at:]); got != 0x19 {
+		t.Fatalf("the fixture changed: 0x%x at .debug_info+0x1c, want the alt reference 0x19", got)
+	}
+	binary.LittleEndian.PutUint32(data[at:], 0x7ffffff0)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Encode(path, Options{Features: features.Default(), Jobs: 2})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{path + ":", ".debug_info+0x1c (unit 0)", "DW_FORM_GNU_ref_alt reference 0x7ffffff0",
+		"past the end of the supplementary file " + filepath.Join(tmp, "common.dwz")} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
 }
