@@ -152,7 +152,9 @@ func TestDwzSupplement(t *testing.T) {
 
 // splitObjects are the split fixtures and their plain builds.
 func splitObjects() map[string]string {
-	m := map[string]string{"one.gcc-split.exe": "one.gcc.exe", "one.clang19-split.exe": "one.clang19.exe"}
+	m := map[string]string{"one.gcc-split.exe": "one.gcc.exe", "one.clang19-split.exe": "one.clang19.exe",
+		// With a DWARF package (OBJ.dwp) instead of .dwo files.
+		"one.gcc-dwp.exe": "one.gcc.exe", "one.clang19-dwp.exe": "one.clang19.exe", "types.gcc-dwarf4-dwp.o": "types.gcc-dwarf4.o"}
 	for _, src := range []string{"types", "clang_abi"} {
 		for _, cc := range []string{"gcc", "clang19"} {
 			for _, v := range []string{"4", "5"} {
@@ -174,7 +176,7 @@ func clangConvertTypes(name string) bool {
 }
 
 // TestSplitFixturesEqualPlain: each object built with -gsplit-dwarf, read
-// with its .dwo files, gives the bytes of the same object built without
+// with its .dwo files or its DWARF package, gives the bytes of the same object built without
 // it, which equal the reference pahole's BTF by content; for clang-19's
 // DWARF 5 objects but for the DW_OP_convert base types (clangConvertTypes),
 // the only difference allowed.
@@ -193,7 +195,7 @@ func TestSplitFixturesEqualPlain(t *testing.T) {
 					return
 				}
 				rep := compareRaw(t, ref, raw)
-				convert := strings.Contains(split, "clang19-dwarf5") || strings.Contains(split, "clang19-split")
+				convert := strings.Contains(split, "clang19-dwarf5") || strings.Contains(split, "one.clang19-")
 				ok := convert && len(rep.OnlyB) == 0 && len(rep.Types.Added) == 0 && len(rep.Types.Changed) == 0 &&
 					len(rep.Functions.Added)+len(rep.Functions.Removed)+len(rep.Functions.Changed) == 0
 				for _, d := range rep.OnlyA {
