@@ -269,3 +269,17 @@ func TestDwzDanglingAltRef(t *testing.T) {
 		}
 	}
 }
+
+// TestDwzNoteZero: a program with the Linux LTO_INFO note saying 0, as
+// every kernel without LTO has, after dwz alone (partial units in the
+// file, DW_FORM_ref_addr into them, DW_UT_partial): its units are merged
+// whatever the note says, and the BTF equals pahole's of the program
+// before dwz (pahole writes nothing for the dwz'd one).
+func TestDwzNoteZero(t *testing.T) {
+	for name, set := range ltoFeatureSets() {
+		raw := encodeRaw(t, filepath.Join(dwzDir, "one-note0-dwz.exe"), Options{Features: set, Jobs: 2})
+		if rep := compareRaw(t, filepath.Join(dwzDir, "expected", "one-note0.exe."+name+".btf"), raw); !reportEqual(rep) {
+			t.Errorf("%s: differs from pahole's BTF of one-note0.exe: %+v", name, rep.Kinds)
+		}
+	}
+}
