@@ -19,7 +19,9 @@ func newFeaturesCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "features",
 		Short: "List the BTF features btfgate supports (pahole's btf_features names)",
-		Args:  cobra.NoArgs,
+		Example: `  btfgate features
+  btfgate encode --features=+global_var -o vmlinux.btf vmlinux`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
 			for _, f := range features.Describe() {
@@ -67,7 +69,10 @@ func newFactsCmd() *cobra.Command {
 (see docs/policies.md). With --opa-input, write instead one JSON document
 shaped like the policies' input ({"features": ..., "functions": {ID: ...}}),
 ready for "opa eval -i FILE -d policies/ data.btfgate.decision.result".`,
-		Args: cobra.ExactArgs(1),
+		Example: `  btfgate facts vmlinux | jq 'select(.btf_id_ref) | .name'
+  btfgate facts -o ext4.facts.ndjson ext4.ko
+  btfgate facts --opa-input -o input.json vmlinux && opa eval -i input.json -d policies/ data.btfgate.decision.result`,
+		Args: oneInput,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			outs := outputs.New(p.inputFiles(args[0])...)
 			defer outs.Abort()
@@ -127,11 +132,14 @@ ready for "opa eval -i FILE -d policies/ data.btfgate.decision.result".`,
 }
 
 func newPolicyCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "policy", Short: "Work with Rego policies"}
+	cmd := &cobra.Command{Use: "policy", Short: "Work with Rego policies",
+		Example: "  btfgate policy test examples/"}
 	var verbose bool
 	test := &cobra.Command{
 		Use:   "test [FILE|DIR...]",
 		Short: "Run the policy unit tests (test_ rules) of the default policies and of the given modules",
+		Example: `  btfgate policy test
+  btfgate policy test -v examples/security/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			results, err := engine.RunTests(contextBackground(), args...)
 			if err != nil {
