@@ -34,7 +34,10 @@ type Options struct {
 	// instance's facts in Instances (for reports and explain).
 	Detail bool
 	// DecideOnly stops after the decisions: Result.Types is the
-	// undeduplicated type graph without functions.
+	// undeduplicated type graph without functions. When deny rules refuse
+	// outcomes, the error wraps the *engine.ViolationsError and the Result
+	// comes back with it, its Decisions complete, for callers that explain
+	// what was refused.
 	DecideOnly bool
 	// Base, if set, makes the output split BTF on it (a kernel module on
 	// vmlinux's BTF): ids continue after the base's, strings and types the
@@ -199,6 +202,11 @@ func encodeFile(path string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	include, extra, err := decideGroups(pol, all, groups, elf, in.SectionName, opts, res)
+	var refused *engine.ViolationsError
+	if err != nil && opts.DecideOnly && errors.As(err, &refused) && res.Decisions != nil {
+		res.Types = all
+		return res, fmt.Errorf("%s: policy: %w", path, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: policy: %w", path, err)
 	}
