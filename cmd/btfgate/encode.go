@@ -37,7 +37,11 @@ func newEncodeCmd() *cobra.Command {
 		Short: "Encode the DWARF of INPUT (vmlinux or a module) as raw BTF",
 		Long: `Encode the DWARF of INPUT as raw BTF, the way pahole -J does, with the
 functions that go in decided by policies (the default ones reproduce pahole).`,
-		Args: cobra.ExactArgs(1),
+		Example: `  btfgate encode -o vmlinux.btf vmlinux
+  btfgate encode --btf_base vmlinux.btf -o ext4.btf ext4.ko
+  btfgate encode --rules rules.yaml --report decisions.ndjson --summary=json -o vmlinux.btf vmlinux
+  btfgate encode --elf vmlinux            # write .BTF into vmlinux, as pahole -J`,
+		Args: oneInput,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runEncode(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], &fl)
 		},

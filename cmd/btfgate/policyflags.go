@@ -162,9 +162,19 @@ func encodeWith(input string, policy *engine.Compiling, r *rules.Rules, opts enc
 		if _, perr := policy.Wait(); perr != nil {
 			return nil, placeDataError(perr, r)
 		}
+		if refused(err) {
+			return res, err
+		}
 		return nil, err
 	}
 	return res, nil
+}
+
+// refused reports whether err is deny rules refusing outcomes; with
+// encode.Options.DecideOnly the decisions come back with it.
+func refused(err error) bool {
+	var v *engine.ViolationsError
+	return errors.As(err, &v)
 }
 
 // placeDataError prefixes a policy data error with FILE:LINE of the rules
