@@ -31,6 +31,9 @@ type policyFlags struct {
 	allowHiding bool
 	// strictLists makes a list entry that matches no function an error.
 	strictLists bool
+	// dataFiles are --data files (rules.DataFileSpec), read after the
+	// rules file's data and data_files.
+	dataFiles []string
 }
 
 func (p *policyFlags) register(f *pflag.FlagSet) {
@@ -38,6 +41,7 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&p.strict, "features-strict", false, "fail on unknown feature names instead of ignoring them")
 	f.StringVar(&p.rulesFile, "rules", "", "YAML rules file: features, policy modules, data, outputs (see docs/rules.md)")
 	f.StringArrayVar(&p.policies, "policy", nil, "extra Rego policy file or directory (repeatable)")
+	f.StringArrayVar(&p.dataFiles, "data", nil, "data file for the policies, like opa -d: FILE (a JSON or YAML mapping: deny:, keep:, ...) or KEY=FILE (plain text: one name or glob per line; or JSON/YAML) (repeatable)")
 	f.BoolVar(&p.noDefault, "no-default-policies", false, "leave out the default policies (pahole's rules)")
 	f.IntVarP(&p.jobs, "jobs", "j", 0, "worker goroutines (0: one per CPU); the output does not depend on it")
 	f.DurationVar(&p.timeout, "policy-timeout", engine.DefaultTimeout, "stop a policy evaluation that takes longer than this")
@@ -67,6 +71,10 @@ func (p *policyFlags) limits() (engine.Limits, error) {
 func (p *policyFlags) inputFiles(input string, extra ...string) []string {
 	files := append([]string{input}, extra...)
 	files = append(files, p.rulesFile)
+	for _, d := range p.dataFiles {
+		_, f := rules.DataFileSpec(d)
+		files = append(files, f)
+	}
 	return append(files, p.policies...)
 }
 
@@ -94,6 +102,14 @@ func (p *policyFlags) resolve() (*setup, error) {
 	if p.rulesFile != "" {
 		var err error
 		if r, err = rules.Load(p.rulesFile); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.dataFiles) > 0 && r == nil {
+		r = &rules.Rules{}
+	}
+	for _, d := range p.dataFiles {
+		if err := r.AddDataFile(d); err != nil {
 			return nil, err
 		}
 	}
@@ -181,10 +197,10 @@ func placeDataError(err error, r *rules.Rules) error {
 	if r == nil || !errors.As(err, &de) {
 		return err
 	}
-	if line := r.DataLine(de.Key, de.Index); line > 0 {
-		return fmt.Errorf("%s:%d: %w", r.File, line, err)
+	if at := r.DataPlace(de.Key, de.Index); at.File != "" {
+		return fmt.Errorf("%s: %w", at, err)
 	}
-	return fmt.Errorf("%s: %w", r.File, err)
+	return err
 }
 
 // checkUnmatched turns the list entries that matched no function into
@@ -195,8 +211,8 @@ func (p *policyFlags) checkUnmatched(res *encode.Result, r *rules.Rules) error {
 	for _, u := range res.Unmatched {
 		msg := u.String()
 		if r != nil {
-			if line := r.DataLine(u.Key, u.Index); line > 0 {
-				msg = fmt.Sprintf("%s:%d: %s", r.File, line, msg)
+			if at := r.DataPlace(u.Key, u.Index); at.Line > 0 {
+				msg = fmt.Sprintf("%s: %s", at, msg)
 			}
 		}
 		msgs = append(msgs, msg)
