@@ -103,11 +103,13 @@ ready for "opa eval -i FILE -d policies/ data.btfgate.decision.result".`,
 					return err
 				}
 			} else {
-				enc := json.NewEncoder(&b)
 				for i := range res.Functions {
-					if err := enc.Encode(&res.Functions[i]); err != nil {
+					js, err := json.Marshal(&res.Functions[i])
+					if err != nil {
 						return err
 					}
+					b.Write(withHexAddrs(js))
+					b.WriteByte('\n')
 				}
 			}
 			if output == "" || output == "-" {

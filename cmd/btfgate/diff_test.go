@@ -272,7 +272,7 @@ func TestDiffExitStatusOfProcess(t *testing.T) {
 		{[]string{"diff", a, a}, 0, ""},
 		{[]string{"diff", a, b}, 1, ""},
 		{[]string{"diff", a, filepath.Join(dir, "missing")}, 2, "btfgate: stat " + filepath.Join(dir, "missing") + ": no such file"},
-		{[]string{"explain"}, 1, "btfgate: requires at least 2 arg(s)"},
+		{[]string{"explain"}, 1, "btfgate: explain needs an INPUT"},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestMainProcess$")
 		cmd.Env = append(os.Environ(), "BTFGATE_TEST_MAIN_ARGS="+strings.Join(c.args, "\n"))

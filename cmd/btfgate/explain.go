@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -139,7 +138,7 @@ func (ex *explainer) explainAll(w io.Writer, input string, names []string, jobs 
 			missing = append(missing, name)
 			m := misses[name]
 			if ex.asJSON {
-				if err := json.NewEncoder(w).Encode(m.json()); err != nil {
+				if err := writeJSONLine(w, m); err != nil {
 					return nil, err
 				}
 				continue
@@ -153,7 +152,7 @@ func (ex *explainer) explainAll(w io.Writer, input string, names []string, jobs 
 				l.Query = name
 				l.Note = notes[k]
 				l.DeniedBy = violationsJSON(ex.denied[ex.res.Functions[i].ID])
-				if err := json.NewEncoder(w).Encode(l); err != nil {
+				if err := writeJSONLine(w, l); err != nil {
 					return nil, err
 				}
 				continue

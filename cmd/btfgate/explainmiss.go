@@ -109,13 +109,10 @@ type miss struct {
 }
 
 type missSymbol struct {
-	Name    string `json:"name"`
-	Type    string `json:"type"`
-	Value   uint64 `json:"value"`
-	ValueHx string `json:"value_hex"`
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Value uint64 `json:"value"` // written with value_hex beside it
 }
-
-func (m *miss) json() *miss { return m }
 
 func (m *miss) write(w io.Writer) {
 	fmt.Fprintf(w, "%s: no function group: %s\n", m.Name, m.Message)
@@ -166,7 +163,7 @@ func classifyMisses(input string, names []string, idx *nameIndex, jobs int) (map
 	}
 	for _, s := range syms {
 		if m := byName[s.Name]; m != nil && s.Section != 0 {
-			m.Symbols = append(m.Symbols, missSymbol{s.Name, symType(s.Type()), s.Value, fmt.Sprintf("%#x", s.Value)})
+			m.Symbols = append(m.Symbols, missSymbol{s.Name, symType(s.Type()), s.Value})
 		}
 	}
 	if err := countSubprograms(in, byName); err != nil {
