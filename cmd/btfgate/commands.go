@@ -40,6 +40,7 @@ func newFeaturesCmd() *cobra.Command {
 // outcomes, the result comes back with the error (see refused), so that a
 // command can still show what it decided.
 func decide(stderr io.Writer, input string, p *policyFlags) (*encode.Result, *setup, error) {
+	p.debugOut = stderr
 	st, err := p.resolve()
 	if err != nil {
 		return nil, nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -31,6 +32,9 @@ type policyFlags struct {
 	allowHiding bool
 	// strictLists makes a list entry that matches no function an error.
 	strictLists bool
+	// debug sends policies' print() to debugOut (stderr).
+	debug    bool
+	debugOut io.Writer
 	// dataFiles are --data files (rules.DataFileSpec), read after the
 	// rules file's data and data_files.
 	dataFiles []string
@@ -47,6 +51,7 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.DurationVar(&p.timeout, "policy-timeout", engine.DefaultTimeout, "stop a policy evaluation that takes longer than this")
 	f.StringVar(&p.memory, "policy-memory", "4GiB", "stop a policy evaluation that grows the heap by more than this (e.g. 512MiB)")
 	f.BoolVar(&p.strictLists, "strict", false, "fail when an entry of a deny, keep, true_signature or tags list matches no function (a warning otherwise)")
+	f.BoolVar(&p.debug, "debug", false, "write what policies print() to stderr, each line with its module and line")
 	f.BoolVar(&p.allowHiding, "allow-hiding-btf-ids", false, "let rules leave out functions the kernel references by BTF id (.BTF_ids) that pahole's rules keep")
 }
 
@@ -131,6 +136,9 @@ func (p *policyFlags) resolve() (*setup, error) {
 	}
 	paths := p.policies
 	cfg := engine.Config{Features: set, NoDefault: p.noDefault, Limits: limits}
+	if p.debug {
+		cfg.Print = p.debugOut
+	}
 	if r != nil {
 		paths = append(append([]string(nil), r.Policies...), paths...)
 		cfg.Data = r.Data
