@@ -80,7 +80,7 @@ func TestPaholeFrontEndReportDir(t *testing.T) {
 		Functions struct {
 			SkippedBy map[string]int `json:"skipped_by_reason"`
 		}
-		Types     int
+		Types int
 	}
 	if err := json.Unmarshal(sum, &s); err != nil || s.Input != obj || s.Functions.SkippedBy["denied by configuration (fn_driver)"] != 1 || s.Types == 0 {
 		t.Errorf("summary %+v (%v):\n%s", s, err, sum)
