@@ -563,3 +563,24 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("progress wrote %q, want %q", b.String(), want)
 	}
 }
+
+// TestSteps: a step replaces the previous one on the line, stop erases
+// it; off a terminal nothing is written.
+func TestSteps(t *testing.T) {
+	var b bytes.Buffer
+	step, stop := stepsOn(&b)
+	step("diff: reading a and b")
+	step("diff: comparing")
+	stop()
+	want := "\rdiff: reading a and b\rdiff: comparing      \r" + strings.Repeat(" ", len("diff: comparing")) + "\r"
+	if b.String() != want {
+		t.Errorf("steps wrote %q\nwant %q", b.String(), want)
+	}
+	b.Reset()
+	step, stop = newSteps(&b)
+	step("x")
+	stop()
+	if b.Len() > 0 {
+		t.Errorf("steps wrote %q to a buffer", b.String())
+	}
+}

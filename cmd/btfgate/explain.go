@@ -78,8 +78,8 @@ cannot classify misses beyond suggesting names.`,
 			}
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			defer w.Flush()
-			ex := explainer{res: res, denied: denied, maxInst: maxInst, asJSON: asJSON}
-			missing, err := ex.explainAll(w, input, names, p.jobs)
+			ex := explainer{res: res, denied: denied, maxInst: maxInst, asJSON: asJSON, stderr: cmd.ErrOrStderr()}
+			missing, err := ex.explainAll(w, input, names)
 			if err != nil {
 				return err
 			}
@@ -106,11 +106,12 @@ type explainer struct {
 	denied  map[int][]engine.Violation // by function id
 	maxInst int
 	asJSON  bool
+	stderr  io.Writer // for progress
 }
 
 // explainAll explains every name in order and returns the names that are
 // no function group. input is "" when the result came from a report.
-func (ex *explainer) explainAll(w io.Writer, input string, names []string, jobs int) ([]string, error) {
+func (ex *explainer) explainAll(w io.Writer, input string, names []string) ([]string, error) {
 	idx := newNameIndex(ex.res)
 	var missing []string
 	var pending []int // positions in names of the misses, classified together
@@ -128,8 +129,11 @@ func (ex *explainer) explainAll(w io.Writer, input string, names []string, jobs 
 		for j, k := range pending {
 			want[j] = names[k]
 		}
+		progress, stop := newProgress(ex.stderr)
 		var err error
-		if misses, err = classifyMisses(input, want, idx, jobs); err != nil {
+		misses, err = classifyMisses(input, want, idx, progress)
+		stop()
+		if err != nil {
 			return nil, err
 		}
 	}
