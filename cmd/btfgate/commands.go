@@ -40,6 +40,7 @@ func newFeaturesCmd() *cobra.Command {
 // outcomes, the result comes back with the error (see refused), so that a
 // command can still show what it decided.
 func decide(stderr io.Writer, input string, p *policyFlags) (*encode.Result, *setup, error) {
+	p.debugOut = stderr
 	st, err := p.resolve()
 	if err != nil {
 		return nil, nil, err
@@ -103,11 +104,13 @@ ready for "opa eval -i FILE -d policies/ data.btfgate.decision.result".`,
 					return err
 				}
 			} else {
-				enc := json.NewEncoder(&b)
 				for i := range res.Functions {
-					if err := enc.Encode(&res.Functions[i]); err != nil {
+					js, err := json.Marshal(&res.Functions[i])
+					if err != nil {
 						return err
 					}
+					b.Write(withHexAddrs(js))
+					b.WriteByte('\n')
 				}
 			}
 			if output == "" || output == "-" {

@@ -66,6 +66,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	if fl.summary != "text" && fl.summary != "json" && fl.summary != "none" {
 		return fmt.Errorf("--summary: want text, json or none, got %q", fl.summary)
 	}
+	fl.debugOut = stderr
 	st, err := fl.resolve()
 	if err != nil {
 		return err
