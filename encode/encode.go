@@ -34,7 +34,10 @@ type Options struct {
 	// instance's facts in Instances (for reports and explain).
 	Detail bool
 	// DecideOnly stops after the decisions: Result.Types is the
-	// undeduplicated type graph without functions.
+	// undeduplicated type graph without functions. When deny rules refuse
+	// outcomes, the error wraps the *engine.ViolationsError and the Result
+	// comes back with it, its Decisions complete, for callers that explain
+	// what was refused.
 	DecideOnly bool
 	// Base, if set, makes the output split BTF on it (a kernel module on
 	// vmlinux's BTF): ids continue after the base's, strings and types the
@@ -49,6 +52,10 @@ type Options struct {
 	// LangExclude skips compile units whose DW_AT_language is one of these
 	// (pahole's --lang_exclude names, e.g. "rust").
 	LangExclude []string
+	// Supplement names the supplementary object file of an input processed
+	// with dwz -m, instead of the one its .gnu_debugaltlink or .debug_sup
+	// names (loader.OpenOptions).
+	Supplement string
 	// Progress, if set, is called from one goroutine as compile units are
 	// spliced, in order: done of total units. It must return quickly.
 	Progress func(done, total int)
@@ -130,7 +137,7 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	}
 
 	base := loadBaseBeside(opts)
-	in, err := loader.Open(path)
+	in, err := loader.OpenWith(path, loader.OpenOptions{Supplement: opts.Supplement})
 	if opts.Base, err = base.wait(err); err != nil {
 		if in != nil {
 			in.Close()
@@ -199,6 +206,11 @@ func encodeFile(path string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	include, extra, err := decideGroups(pol, all, groups, elf, in.SectionName, opts, res)
+	var refused *engine.ViolationsError
+	if err != nil && opts.DecideOnly && errors.As(err, &refused) && res.Decisions != nil {
+		res.Types = all
+		return res, fmt.Errorf("%s: policy: %w", path, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: policy: %w", path, err)
 	}
@@ -273,7 +285,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	walkOpts := loader.WalkOptions{TypeTags: opts.Features.TypeTag, DeclTags: opts.Features.DeclTag,
 		TrueSignature: opts.Features.TrueSignature, Arch: fo.arch}
 	convOpts := btf.ConvertOptions{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
-	strSecs := btf.IndexStringSections(in.DebugStr, in.DebugLineStr) // shared by the workers and the splicer
+	strSecs := btf.IndexStringSections(append([][]byte{in.DebugStr, in.DebugLineStr}, in.PartStrings...)...) // shared by the workers and the splicer
 
 	var wg sync.WaitGroup
 	for w := 0; w < jobs; w++ {
@@ -424,10 +436,11 @@ func withPath(path string, err error) error {
 const elfTypeRel = 1
 
 // wantUnit reports whether pahole encodes the unit: compile and partial
-// units; type and skeleton units carry no types of their own here.
+// units, and the split units of skeletons (whose .dwo the loader read);
+// type and skeleton units carry no types of their own here.
 func wantUnit(u *dwarf.Unit) bool {
 	switch u.UnitType {
-	case dwarf.UTCompile, dwarf.UTPartial:
+	case dwarf.UTCompile, dwarf.UTPartial, dwarf.UTSplitCompile:
 		return true
 	}
 	return false
