@@ -115,6 +115,7 @@ func varFact(tab *loader.TypeTable, vs *varSections, v *loader.Var) facts.Variab
 	f := facts.Variable{Name: strings.Clone(v.Name), Addr: v.Addr, Offset: v.Addr, CU: tab.Unit.Index, DIE: v.Offset,
 		External: v.Flags&loader.VarExternal != 0, VoidType: v.Type == 0, Type: "void"}
 	f.ValidName = validBTFName(v.Name)
+	f.NameFiltered = v.Name != "" && filteredVarName(v.Name)
 	if v.Type != 0 {
 		f.Type = tab.TypeName(v.Type)
 		f.Size = tab.VarSize(v.Type)
@@ -133,7 +134,7 @@ func varFact(tab *loader.TypeTable, vs *varSections, v *loader.Var) facts.Variab
 		f.PaholeSkip = facts.VarSkipSection
 	case v.Name == "":
 		f.PaholeSkip = facts.VarSkipNoName
-	case filteredVarName(v.Name):
+	case f.NameFiltered:
 		f.PaholeSkip = facts.VarSkipFilteredName
 	case f.Offset == 0 && !f.InSymtab:
 		f.PaholeSkip = facts.VarSkipNoSymbol
