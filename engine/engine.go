@@ -55,6 +55,7 @@ type Engine struct {
 	mentioned func(string) bool
 	limits    Limits
 	data      map[string]any // Config.Data, for Unmatched
+	vars      *variableRules // the variable decision query
 }
 
 // decisionQuery is decision.rego's verdict on a batch: the rule
@@ -117,6 +118,9 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		mentioned: mentioned,
 		limits:    cfg.Limits,
 		data:      cfg.Data,
+	}
+	if e.vars, err = prepareVariables(ctx, opts, parsed, forbidden); err != nil {
+		return nil, err
 	}
 	if selectsTrueSignature(cfg, parsed) {
 		opts[0] = rego.Query(trueSignatureQuery)

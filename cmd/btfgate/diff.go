@@ -91,6 +91,8 @@ Decision reports are the NDJSON files "btfgate encode --report" writes.
 The output lists the functions whose decision changed, with the reasons on
 each side, those whose reasons changed under the same decision, and those
 found in one report only. Facts are not compared.`,
+		Example: `  btfgate diff vmlinux.pahole.btf vmlinux.btfgate.btf
+  btfgate diff --json old.ndjson new.ndjson | jq '.decision_changed[].name'`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return trouble(fmt.Errorf("diff: want OLD and NEW, got %d argument(s)", len(args)))

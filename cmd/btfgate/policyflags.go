@@ -31,6 +31,8 @@ type policyFlags struct {
 	allowHiding bool
 	// strictLists makes a list entry that matches no function an error.
 	strictLists bool
+	// supplement is the supplementary file of a dwz -m input.
+	supplement string
 }
 
 func (p *policyFlags) register(f *pflag.FlagSet) {
@@ -43,6 +45,7 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.DurationVar(&p.timeout, "policy-timeout", engine.DefaultTimeout, "stop a policy evaluation that takes longer than this")
 	f.StringVar(&p.memory, "policy-memory", "4GiB", "stop a policy evaluation that grows the heap by more than this (e.g. 512MiB)")
 	f.BoolVar(&p.strictLists, "strict", false, "fail when an entry of a deny, keep, true_signature or tags list matches no function (a warning otherwise)")
+	f.StringVar(&p.supplement, "dwarf-supplement", "", "the supplementary object file of an input processed with dwz -m (default: the one its .gnu_debugaltlink or .debug_sup names, next to it or under /usr/lib/debug)")
 	f.BoolVar(&p.allowHiding, "allow-hiding-btf-ids", false, "let rules leave out functions the kernel references by BTF id (.BTF_ids) that pahole's rules keep")
 }
 
@@ -66,7 +69,7 @@ func (p *policyFlags) limits() (engine.Limits, error) {
 // must be none of them.
 func (p *policyFlags) inputFiles(input string, extra ...string) []string {
 	files := append([]string{input}, extra...)
-	files = append(files, p.rulesFile)
+	files = append(files, p.rulesFile, p.supplement)
 	return append(files, p.policies...)
 }
 
@@ -159,9 +162,19 @@ func encodeWith(input string, policy *engine.Compiling, r *rules.Rules, opts enc
 		if _, perr := policy.Wait(); perr != nil {
 			return nil, placeDataError(perr, r)
 		}
+		if refused(err) {
+			return res, err
+		}
 		return nil, err
 	}
 	return res, nil
+}
+
+// refused reports whether err is deny rules refusing outcomes; with
+// encode.Options.DecideOnly the decisions come back with it.
+func refused(err error) bool {
+	var v *engine.ViolationsError
+	return errors.As(err, &v)
 }
 
 // placeDataError prefixes a policy data error with FILE:LINE of the rules

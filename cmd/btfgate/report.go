@@ -15,6 +15,13 @@ import (
 // reportLine is one line of the decision report: a function group, what
 // was decided, every reason, and the facts that decided it.
 type reportLine struct {
+	// Query and Note are explain's: the name asked for, and how it led to
+	// this group (a clone symbol); DeniedBy the deny rules that refused
+	// the outcome. A report has none of them.
+	Query    string          `json:"query,omitempty"`
+	Note     string          `json:"note,omitempty"`
+	DeniedBy []violationJSON `json:"denied_by,omitempty"`
+
 	ID       int          `json:"id"`
 	Name     string       `json:"name"`
 	Decision string       `json:"decision"` // "include" or "exclude"
@@ -32,6 +39,20 @@ type reasonJSON struct {
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
 	Module  string `json:"module,omitempty"`
+}
+
+type violationJSON struct {
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+	Module  string `json:"module,omitempty"`
+}
+
+func violationsJSON(vs []engine.Violation) []violationJSON {
+	var out []violationJSON
+	for _, v := range vs {
+		out = append(out, violationJSON{v.Rule, v.Message, v.Module})
+	}
+	return out
 }
 
 type annotationJSON struct {

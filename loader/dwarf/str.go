@@ -17,8 +17,7 @@ type strTable struct {
 
 // strNul returns the NUL bitmap of .debug_str, building it on first use.
 func (d *Data) strNul() []uint64 {
-	d.strs.once.Do(func() { d.strs.nul = nulBitmap(d.str) })
-	return d.strs.nul
+	return d.partNul(0)
 }
 
 // nulBitmap returns one bit per byte of b, set for the NUL bytes. It reads
