@@ -363,11 +363,11 @@ func (c *refChecker) typeOf(t *ast.Term, env map[ast.Var]refType, report bool) r
 				switch {
 				case isString && key == "functions":
 					cur = refType{kind: refFunctions}
-				case isString && key == "features":
+				case isString && (key == "features" || key == "variables"):
 					return refType{}
 				case isString:
 					if report {
-						c.problem(k, fmt.Sprintf("input has no %q: it holds \"features\" and \"functions\"", string(key)))
+						c.problem(k, fmt.Sprintf("input has no %q: it holds \"features\", \"functions\" (or \"variables\")", string(key)))
 					}
 					return refType{}
 				default:
