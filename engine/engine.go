@@ -102,11 +102,25 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden))
 	}
+	refs, err := checkFactRefs(parsed)
+	if err != nil {
+		return nil, err
+	}
+	if len(refs.problems) > 0 {
+		return nil, refs.problems
+	}
 	mentioned := mentions(parsed)
+	if refs.computed {
+		mentioned = everyField
+	}
+	input, err := newInputBuilder(mentioned)
+	if err != nil {
+		return nil, err
+	}
 	e := &Engine{
 		query:     query,
 		features:  featuresTerm(cfg.Features),
-		input:     newInputBuilder(mentioned),
+		input:     input,
 		origins:   ruleOrigins(parsed),
 		mentioned: mentioned,
 		limits:    cfg.Limits,

@@ -88,21 +88,11 @@ ready for "opa eval -i FILE -d policies/ data.btfgate.decision.result".`,
 			}
 			var b strings.Builder
 			if opaInput {
-				fns := map[string]any{}
-				for i := range res.Functions {
-					fns[fmt.Sprint(res.Functions[i].ID)] = &res.Functions[i]
-				}
-				feats := map[string]bool{}
-				for _, f := range features.Describe() {
-					feats[f.Name] = false
-				}
-				for _, n := range st.features.Enabled() {
-					feats[n] = true
-				}
-				enc := json.NewEncoder(&b)
-				if err := enc.Encode(map[string]any{"features": feats, "functions": fns}); err != nil {
+				doc, err := engine.InputDocument(st.features, res.Functions)
+				if err != nil {
 					return err
 				}
+				b.Write(doc)
 			} else {
 				for i := range res.Functions {
 					js, err := json.Marshal(&res.Functions[i])
