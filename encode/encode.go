@@ -98,6 +98,10 @@ type Result struct {
 	// AnnotationsDropped says why the decl tags policies asked for
 	// (Decision.Annotations) are not in the BTF: DeclTagOff, or "".
 	AnnotationsDropped string
+	// DroppedEntries counts the DATASEC entries left out because they
+	// overlap an earlier entry (pahole 1.31 writes them; the kernel refuses
+	// them).
+	DroppedEntries int
 	// Warnings are things the encode did not do as asked, for people.
 	Warnings []string
 	// Unmatched are the configuration list entries that matched no
@@ -228,7 +232,10 @@ func encodeFile(path string, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	addVarTags(all, vo.tags)
-	emitDatasecs(all, vo.datasecs, in.ELF.Sections)
+	if dropped := emitDatasecs(all, vo.datasecs, in.ELF.Sections); len(dropped) > 0 {
+		res.DroppedEntries = len(dropped)
+		res.Warnings = append(res.Warnings, overlapWarning(all, dropped))
+	}
 	if err := all.Err(); err != nil { // a type BTF cannot hold (too many parameters, variables)
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
