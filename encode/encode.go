@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/convert"
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/facts"
 	"github.com/btfgate/btfgate/features"
@@ -256,7 +257,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	stop := make(chan struct{})
 	walkOpts := loader.WalkOptions{TypeTags: opts.Features.TypeTag, DeclTags: opts.Features.DeclTag,
 		TrueSignature: opts.Features.TrueSignature, Arch: fo.arch}
-	convOpts := btf.ConvertOptions{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
+	convOpts := convert.Options{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
 	strSecs := btf.IndexStringSections(in.DebugStr, in.DebugLineStr) // shared by the workers and the splicer
 
 	var wg sync.WaitGroup
@@ -265,7 +266,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 		go func() {
 			defer wg.Done()
 			walker := loader.NewWalker(in.DWARF, in.ELF.ByteOrder, walkOpts)
-			conv := btf.NewConverter(convOpts, strSecs)
+			conv := convert.New(convOpts, strSecs)
 			var tab loader.TypeTable
 			// unit walks and converts unit i; a fault on the mapped input
 			// (the file truncated meanwhile) is its error.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/convert"
 	"github.com/btfgate/btfgate/loader"
 	"github.com/btfgate/btfgate/loader/elffile"
 )
@@ -58,11 +59,11 @@ type secinfo struct {
 
 // filterVars applies pahole's variable filter (spec §3.2) to a CU's
 // variables, returning those to encode and their DATASEC entries.
-func filterVars(tab *loader.TypeTable, vs *varSections) ([]btf.CUVar, []secinfo, error) {
+func filterVars(tab *loader.TypeTable, vs *varSections) ([]convert.Var, []secinfo, error) {
 	if vs.objects == nil {
 		return nil, nil, nil
 	}
-	var out []btf.CUVar
+	var out []convert.Var
 	var infos []secinfo
 	for i := range tab.Vars {
 		v := &tab.Vars[i]
@@ -105,7 +106,7 @@ func filterVars(tab *loader.TypeTable, vs *varSections) ([]btf.CUVar, []secinfo,
 		if v.Flags&loader.VarExternal != 0 {
 			linkage = btf.VarGlobalAllocated
 		}
-		cv := btf.CUVar{Name: v.Name, Type: btf.TypeID(v.Type), Linkage: linkage}
+		cv := convert.Var{Name: v.Name, Type: btf.TypeID(v.Type), Linkage: linkage}
 		if v.AnnotCount > 0 {
 			cv.Tags = tab.VarAnnots[v.AnnotFirst : v.AnnotFirst+v.AnnotCount]
 		}
