@@ -38,6 +38,7 @@ import (
 	"github.com/btfgate/btfgate/features"
 	"github.com/btfgate/btfgate/internal/corpus"
 	"github.com/btfgate/btfgate/loader"
+	"github.com/btfgate/btfgate/loader/elffile"
 )
 
 // benchLoop runs op under b.Loop and reports allocations and CPU time per
@@ -348,7 +349,7 @@ func buildPipeline(tb testing.TB, path string) *benchPipeline {
 	if err := loader.MarkBTFIDs(in.ELF, syms, p.elf); err != nil {
 		tb.Fatal(err)
 	}
-	p.relocat = in.ELF.Type == elfTypeRel
+	p.relocat = in.ELF.Type == elffile.ET_REL
 	fo := &cuFuncOptions{elf: p.elf, arch: loader.ArchFor(in.ELF.Machine),
 		trueSignature: opts.Features.TrueSignature, relocatable: p.relocat}
 	vs := newVarSections(in, syms, opts)

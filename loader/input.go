@@ -43,9 +43,12 @@ func debugSectionNames() []string {
 }
 
 // Open maps path, extracts (decompresses, relocates) its debug sections and
-// reads the unit headers.
-func Open(path string) (*Input, error) {
-	f, err := elffile.Open(path)
+// reads the unit headers, with elffile's default limits on decompression.
+func Open(path string) (*Input, error) { return OpenLimited(path, elffile.DefaultLimits()) }
+
+// OpenLimited is Open with lim bounding decompression.
+func OpenLimited(path string, lim elffile.Limits) (*Input, error) {
+	f, err := elffile.OpenLimited(path, lim)
 	if err != nil {
 		return nil, err
 	}

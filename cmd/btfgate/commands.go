@@ -43,7 +43,7 @@ func decide(stderr io.Writer, input string, p *policyFlags) (*encode.Result, *se
 		return nil, nil, err
 	}
 	res, err := encodeWith(input, st.policy, st.rules, encode.Options{Features: st.features, Jobs: p.jobs,
-		Detail: true, DecideOnly: true})
+		Detail: true, DecideOnly: true, MaxInflation: p.maxInflation})
 	if err == nil {
 		res.Warnings = append(st.warnings, res.Warnings...)
 		if err = p.checkUnmatched(res, st.rules); err == nil {

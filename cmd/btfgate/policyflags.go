@@ -13,6 +13,7 @@ import (
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/features"
 	"github.com/btfgate/btfgate/internal/inputs"
+	"github.com/btfgate/btfgate/loader/elffile"
 	"github.com/btfgate/btfgate/rules"
 )
 
@@ -31,6 +32,8 @@ type policyFlags struct {
 	allowHiding bool
 	// strictLists makes a list entry that matches no function an error.
 	strictLists bool
+	// maxInflation bounds the input's compressed sections (elffile.Limits).
+	maxInflation uint64
 }
 
 func (p *policyFlags) register(f *pflag.FlagSet) {
@@ -43,6 +46,7 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.DurationVar(&p.timeout, "policy-timeout", engine.DefaultTimeout, "stop a policy evaluation that takes longer than this")
 	f.StringVar(&p.memory, "policy-memory", "4GiB", "stop a policy evaluation that grows the heap by more than this (e.g. 512MiB)")
 	f.BoolVar(&p.strictLists, "strict", false, "fail when an entry of a deny, keep, true_signature or tags list matches no function (a warning otherwise)")
+	f.Uint64Var(&p.maxInflation, "max-inflation", elffile.DefaultMaxInflation, "refuse an input whose compressed debug sections claim more than this many times its size decompressed")
 	f.BoolVar(&p.allowHiding, "allow-hiding-btf-ids", false, "let rules leave out functions the kernel references by BTF id (.BTF_ids) that pahole's rules keep")
 }
 

@@ -9,7 +9,7 @@ import (
 // builds the File. Every section's data range is checked against the image
 // here, so later readers only re-check cheaply.
 func parse(path string, data []byte) (*File, error) {
-	f := &File{Path: path, data: data}
+	f := &File{Path: path, data: data, pages: pages{image: data}, limits: DefaultLimits()}
 	if len(data) < eiNident {
 		return nil, f.fileErr(0, "file is %d bytes, too small for an ELF identification", len(data))
 	}
