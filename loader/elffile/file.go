@@ -21,9 +21,10 @@ type File struct {
 	Machine   uint16           // e_machine: EM_X86_64, EM_AARCH64, ...
 	Sections  []Section        // in index order; Sections[i].Index == i
 
-	data   []byte   // the whole image (pages.image), for the headers
-	pages  pages    // the image and the copies, and their release
-	limits Limits   // on decompression
+	data   []byte // the whole image (pages.image), for the headers
+	pages  pages  // the image and the copies, and their release
+	limits Limits // on decompression
+	table  SectionTable
 	layout []uint64 // ET_REL: made-up load address per section (see LayOut)
 	closed bool
 	order  endian
