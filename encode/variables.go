@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/convert"
 	"github.com/btfgate/btfgate/facts"
 	"github.com/btfgate/btfgate/loader"
 	"github.com/btfgate/btfgate/loader/elffile"
@@ -59,7 +60,7 @@ type secinfo struct {
 // (vars, with their DATASEC entries in infos) and the facts of every
 // variable with a static address (facts; IDs still CU-local, from 0).
 type cuVars struct {
-	vars  []btf.CUVar
+	vars  []convert.Var
 	infos []secinfo
 	facts []facts.Variable
 }
@@ -98,7 +99,7 @@ func filterVars(tab *loader.TypeTable, vs *varSections) (cuVars, error) {
 		if f.External {
 			linkage = btf.VarGlobalAllocated
 		}
-		cv := btf.CUVar{Name: v.Name, Type: btf.TypeID(v.Type), Linkage: linkage}
+		cv := convert.Var{Name: v.Name, Type: btf.TypeID(v.Type), Linkage: linkage}
 		if v.AnnotCount > 0 {
 			cv.Tags = tab.VarAnnots[v.AnnotFirst : v.AnnotFirst+v.AnnotCount]
 		}

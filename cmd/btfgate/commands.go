@@ -47,7 +47,7 @@ func decide(stderr io.Writer, input string, p *policyFlags) (*encode.Result, *se
 	}
 	progress, stopProgress := newProgress(stderr)
 	res, err := encodeWith(input, st.policy, st.rules, encode.Options{Features: st.features, Jobs: p.jobs,
-		Detail: true, DecideOnly: true, Supplement: p.supplement, Progress: progress})
+		Detail: true, DecideOnly: true, Supplement: p.supplement, Progress: progress, MaxInflation: p.maxInflation})
 	stopProgress()
 	if res != nil {
 		res.Warnings = append(st.warnings, res.Warnings...)

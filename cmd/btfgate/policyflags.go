@@ -14,6 +14,7 @@ import (
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/features"
 	"github.com/btfgate/btfgate/internal/inputs"
+	"github.com/btfgate/btfgate/loader/elffile"
 	"github.com/btfgate/btfgate/rules"
 )
 
@@ -40,6 +41,8 @@ type policyFlags struct {
 	// dataFiles are --data files (rules.DataFileSpec), read after the
 	// rules file's data and data_files.
 	dataFiles []string
+	// maxInflation bounds the input's compressed sections (elffile.Limits).
+	maxInflation uint64
 }
 
 func (p *policyFlags) register(f *pflag.FlagSet) {
@@ -55,6 +58,7 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&p.strictLists, "strict", false, "fail when an entry of a deny, keep, true_signature or tags list matches no function (a warning otherwise)")
 	f.StringVar(&p.supplement, "dwarf-supplement", "", "the supplementary object file of an input processed with dwz -m (default: the one its .gnu_debugaltlink or .debug_sup names, next to it or under /usr/lib/debug)")
 	f.BoolVar(&p.debug, "debug", false, "write what policies print() to stderr, each line with its module and line")
+	f.Uint64Var(&p.maxInflation, "max-inflation", elffile.DefaultMaxInflation, "refuse an input whose compressed debug sections claim more than this many times its size decompressed")
 	f.BoolVar(&p.allowHiding, "allow-hiding-btf-ids", false, "let rules leave out functions the kernel references by BTF id (.BTF_ids) that pahole's rules keep")
 }
 
