@@ -274,7 +274,7 @@ func TestDiffExitStatusOfProcess(t *testing.T) {
 		{[]string{"diff", a, a}, 0, ""},
 		{[]string{"diff", a, b}, 1, ""},
 		{[]string{"diff", a, filepath.Join(dir, "missing")}, 2, "btfgate: stat " + filepath.Join(dir, "missing") + ": no such file"},
-		{[]string{"explain"}, 1, "btfgate: requires at least 2 arg(s)"},
+		{[]string{"explain"}, 1, "btfgate: explain needs an INPUT"},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestMainProcess$")
 		cmd.Env = append(os.Environ(), "BTFGATE_TEST_MAIN_ARGS="+strings.Join(c.args, "\n"))
@@ -622,5 +622,26 @@ func TestProgressLine(t *testing.T) {
 	p.update(9, 0) // shorter line: padded over the longer one
 	if want := "\rCU 10/10 (100%)\rCU 9/0         "; b.String() != want {
 		t.Errorf("progress wrote %q, want %q", b.String(), want)
+	}
+}
+
+// TestSteps: a step replaces the previous one on the line, stop erases
+// it; off a terminal nothing is written.
+func TestSteps(t *testing.T) {
+	var b bytes.Buffer
+	step, stop := stepsOn(&b)
+	step("diff: reading a and b")
+	step("diff: comparing")
+	stop()
+	want := "\rdiff: reading a and b\rdiff: comparing      \r" + strings.Repeat(" ", len("diff: comparing")) + "\r"
+	if b.String() != want {
+		t.Errorf("steps wrote %q\nwant %q", b.String(), want)
+	}
+	b.Reset()
+	step, stop = newSteps(&b)
+	step("x")
+	stop()
+	if b.Len() > 0 {
+		t.Errorf("steps wrote %q to a buffer", b.String())
 	}
 }
