@@ -224,11 +224,11 @@ func walkAll(b *testing.B, path string) *benchTables {
 		if err := walker.Walk(u, tab); err != nil {
 			b.Fatal(err)
 		}
-		vars, _, err := filterVars(tab, vs)
+		cv, err := filterVars(tab, vs)
 		if err != nil {
 			b.Fatal(err)
 		}
-		t.tabs[i], t.vars[i] = tab, vars
+		t.tabs[i], t.vars[i] = tab, cv.vars
 	}
 	return t
 }
@@ -380,7 +380,7 @@ func buildPipeline(tb testing.TB, path string) *benchPipeline {
 	if err := emitFunctions(p.all, groups, include, extra, p.elf, opts.Features); err != nil {
 		tb.Fatal(err)
 	}
-	emitDatasecs(p.all, datasecs, in.ELF.Sections)
+	emitDatasecs(p.all, datasecs.datasecs, in.ELF.Sections)
 	return p
 }
 

@@ -35,7 +35,10 @@ type Options struct {
 	// instance's facts in Instances (for reports and explain).
 	Detail bool
 	// DecideOnly stops after the decisions: Result.Types is the
-	// undeduplicated type graph without functions.
+	// undeduplicated type graph without functions. When deny rules refuse
+	// outcomes, the error wraps the *engine.ViolationsError and the Result
+	// comes back with it, its Decisions complete, for callers that explain
+	// what was refused.
 	DecideOnly bool
 	// Base, if set, makes the output split BTF on it (a kernel module on
 	// vmlinux's BTF): ids continue after the base's, strings and types the
@@ -54,6 +57,10 @@ type Options struct {
 	// LangExclude skips compile units whose DW_AT_language is one of these
 	// (pahole's --lang_exclude names, e.g. "rust").
 	LangExclude []string
+	// Supplement names the supplementary object file of an input processed
+	// with dwz -m, instead of the one its .gnu_debugaltlink or .debug_sup
+	// names (loader.OpenOptions).
+	Supplement string
 	// Progress, if set, is called from one goroutine as compile units are
 	// spliced, in order: done of total units. It must return quickly.
 	Progress func(done, total int)
@@ -87,11 +94,19 @@ type Result struct {
 	ByteOrder binary.ByteOrder
 	Functions []facts.Function
 	Decisions []engine.Decision // one per function group, same order
+	// Variables are the facts of every variable with a static address,
+	// VarDecisions the policies' decision on each, same order.
+	Variables    []facts.Variable
+	VarDecisions []engine.Decision
 	// Instances holds, with Options.Detail, every instance of each group.
 	Instances [][]facts.Instance
 	// AnnotationsDropped says why the decl tags policies asked for
 	// (Decision.Annotations) are not in the BTF: DeclTagOff, or "".
 	AnnotationsDropped string
+	// DroppedEntries counts the DATASEC entries left out because they
+	// overlap an earlier entry (pahole 1.31 writes them; the kernel refuses
+	// them).
+	DroppedEntries int
 	// Warnings are things the encode did not do as asked, for people.
 	Warnings []string
 	// Unmatched are the configuration list entries that matched no
@@ -135,7 +150,7 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	if opts.MaxInflation > 0 {
 		lim.MaxInflation = opts.MaxInflation
 	}
-	in, err := loader.OpenLimited(path, lim)
+	in, err := loader.OpenWith(path, loader.OpenOptions{Supplement: opts.Supplement, Limits: lim})
 	if opts.Base, err = base.wait(err); err != nil {
 		if in != nil {
 			in.Close()
@@ -177,7 +192,7 @@ func encodeFile(path string, opts Options) (*Result, error) {
 		pipe = startDedupPipe(all, int(all.NextID())+types, words)
 		defer pipe.wait() // on early returns too
 	}
-	states, datasecs, skippedRefs, err := convertUnits(in, opts, fo, side, excluded, all, pipe)
+	states, uv, skippedRefs, err := convertUnits(in, opts, fo, side, excluded, all, pipe)
 	if serr := side.wait(); serr != nil {
 		return nil, serr // the ELF's error first, as when it was read first
 	}
@@ -204,6 +219,16 @@ func encodeFile(path string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	include, extra, err := decideGroups(pol, all, groups, elf, in.SectionName, opts, res)
+	var refused *engine.ViolationsError
+	if err != nil && opts.DecideOnly && errors.As(err, &refused) && res.Decisions != nil {
+		res.Types = all
+		return res, fmt.Errorf("%s: policy: %w", path, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: policy: %w", path, err)
+	}
+	res.Variables = uv.facts
+	vo, err := decideVariables(pol, uv, opts, res)
 	if err != nil {
 		return nil, fmt.Errorf("%s: policy: %w", path, err)
 	}
@@ -215,7 +240,11 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	if err := emitFunctions(all, groups, include, extra, elf, opts.Features); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	emitDatasecs(all, datasecs, in.ELF.Sections)
+	addVarTags(all, vo.tags)
+	if dropped := emitDatasecs(all, vo.datasecs, in.ELF.Sections); len(dropped) > 0 {
+		res.DroppedEntries = len(dropped)
+		res.Warnings = append(res.Warnings, overlapWarning(all, dropped))
+	}
 	if err := all.Err(); err != nil { // a type BTF cannot hold (too many parameters, variables)
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -229,6 +258,11 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	res.DedupRestarted = pipe.dd.Restarted
 	res.Overlapped = append(res.Overlapped, Phase{"dedup passes beside decode", pipe.busy})
 	res.Types = deduped
+	if vo.dropped > 0 {
+		if res.Types, err = dropUnlistedVars(deduped, vo.dropped); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	lap("dedup")
 	if err := validateOutput(path, res); err != nil {
 		return nil, err
@@ -242,7 +276,7 @@ func encodeFile(path string, opts Options) (*Result, error) {
 // pahole merges (loader.Input.Merge) are walked and converted as one. It
 // also returns the number of references that read as void because they
 // point into a unit the language exclusion left out of a merge.
-func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSide, excluded map[uint64]bool, dst *btf.Types, pipe *dedupPipe) ([]funcState, []datasecEntry, int, error) {
+func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSide, excluded map[uint64]bool, dst *btf.Types, pipe *dedupPipe) ([]funcState, unitVars, int, error) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -252,6 +286,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 		frag    *btf.Fragment
 		states  []funcState
 		infos   []secinfo
+		vars    []facts.Variable
 		skipped int
 		err     error
 	}
@@ -266,7 +301,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	walkOpts := loader.WalkOptions{TypeTags: opts.Features.TypeTag, DeclTags: opts.Features.DeclTag,
 		TrueSignature: opts.Features.TrueSignature, Arch: fo.arch}
 	convOpts := convert.Options{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
-	strSecs := btf.IndexStringSections(in.DebugStr, in.DebugLineStr) // shared by the workers and the splicer
+	strSecs := btf.IndexStringSections(append([][]byte{in.DebugStr, in.DebugLineStr}, in.PartStrings...)...) // shared by the workers and the splicer
 
 	var wg sync.WaitGroup
 	for w := 0; w < jobs; w++ {
@@ -294,7 +329,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 				if err := side.wait(); err != nil { // fo.elf and side.vs are set after it
 					return result{err: err}
 				}
-				vars, infos, err := filterVars(&tab, side.vs)
+				cv, err := filterVars(&tab, side.vs)
 				if err != nil {
 					return result{err: err}
 				}
@@ -303,14 +338,14 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 				case reuse = <-free:
 				default:
 				}
-				frag, err := conv.Convert(&tab, vars, reuse)
+				frag, err := conv.Convert(&tab, cv.vars, reuse)
 				var states []funcState
 				if err == nil {
 					states = saveStates(&tab, i, fo)
 				} else {
 					err = fmt.Errorf("%s: %w", in.Path, err)
 				}
-				return result{frag: frag, states: states, infos: infos, skipped: walker.SkippedRefs(), err: err}
+				return result{frag: frag, states: states, infos: cv.infos, vars: cv.facts, skipped: walker.SkippedRefs(), err: err}
 			}
 			for i := range next {
 				slots[i] <- unit(i)
@@ -337,6 +372,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	splicer.Grow(reservation(in))
 	var states []funcState
 	var datasecs []datasecEntry
+	var vars []facts.Variable
 	var firstErr error
 	skipped := 0
 	for i := range units {
@@ -374,8 +410,13 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 		case free <- r.frag:
 		default:
 		}
+		firstVar := len(vars)
+		for k := range r.vars {
+			r.vars[k].ID = firstVar + k
+		}
+		vars = append(vars, r.vars...)
 		for _, si := range r.infos {
-			datasecs = append(datasecs, datasecEntry{section: si.section, info: btf.VarSecinfo{
+			datasecs = append(datasecs, datasecEntry{section: si.section, fact: firstVar + si.fact, info: btf.VarSecinfo{
 				Type: r.frag.VarIDs[si.varIdx] + tailShift, Offset: si.offset, Size: si.size}})
 		}
 		states = append(states, r.states...)
@@ -384,7 +425,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	// Slots are buffered, so workers never block on them; closing stop ends
 	// the feeder, which closes next and lets the workers return.
 	wg.Wait()
-	return states, datasecs, skipped, firstErr
+	return states, unitVars{vars, datasecs}, skipped, firstErr
 }
 
 // policyOf returns the engine that decides for an encode with opts.
@@ -408,10 +449,11 @@ func withPath(path string, err error) error {
 }
 
 // wantUnit reports whether pahole encodes the unit: compile and partial
-// units; type and skeleton units carry no types of their own here.
+// units, and the split units of skeletons (whose .dwo the loader read);
+// type and skeleton units carry no types of their own here.
 func wantUnit(u *dwarf.Unit) bool {
 	switch u.UnitType {
-	case dwarf.UTCompile, dwarf.UTPartial:
+	case dwarf.UTCompile, dwarf.UTPartial, dwarf.UTSplitCompile:
 		return true
 	}
 	return false

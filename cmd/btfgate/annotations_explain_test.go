@@ -103,7 +103,7 @@ func TestExplainPrototypeAndTrueSignatureSelection(t *testing.T) {
 	for _, want := range []string{
 		"  prototype: int fn_driver(int n)\n",
 		"  prototype: int fn_varargs(int count, ...)\n",
-		"    config_true_signature    true signature: true signature by configuration (fn_driver) (config_lists.rego)\n",
+		"  true signature by config_true_signature: true signature by configuration (fn_driver) (config_lists.rego)\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explain lacks %q:\n%s", want, out)

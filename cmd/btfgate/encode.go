@@ -37,7 +37,11 @@ func newEncodeCmd() *cobra.Command {
 		Short: "Encode the DWARF of INPUT (vmlinux or a module) as raw BTF",
 		Long: `Encode the DWARF of INPUT as raw BTF, the way pahole -J does, with the
 functions that go in decided by policies (the default ones reproduce pahole).`,
-		Args: cobra.ExactArgs(1),
+		Example: `  btfgate encode -o vmlinux.btf vmlinux
+  btfgate encode --btf_base vmlinux.btf -o ext4.btf ext4.ko
+  btfgate encode --rules rules.yaml --report decisions.ndjson --summary=json -o vmlinux.btf vmlinux
+  btfgate encode --elf vmlinux            # write .BTF into vmlinux, as pahole -J`,
+		Args: oneInput,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runEncode(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], &fl)
 		},
@@ -62,6 +66,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	if fl.summary != "text" && fl.summary != "json" && fl.summary != "none" {
 		return fmt.Errorf("--summary: want text, json or none, got %q", fl.summary)
 	}
+	fl.debugOut = stderr
 	st, err := fl.resolve()
 	if err != nil {
 		return err
@@ -105,7 +110,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	}
 	defer stopProfiles()
 	start := time.Now()
-	opts := encode.Options{Features: st.features, Jobs: fl.jobs, Detail: report != "", MaxInflation: fl.maxInflation}
+	opts := encode.Options{Features: st.features, Jobs: fl.jobs, Detail: report != "", Supplement: fl.supplement, MaxInflation: fl.maxInflation}
 	opts.BasePath = fl.base // loaded beside the input's opening
 	if fl.base != "" {
 		opts.BaseCache = baseCache(fl.cache)

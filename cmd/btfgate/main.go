@@ -35,5 +35,6 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newEncodeCmd(), newFeaturesCmd(), newFactsCmd(), newExplainCmd(), newPolicyCmd(), newDiffCmd(), newPaholeCmd(), newVersionCmd())
+	withPlainBoolHelp(root)
 	return root
 }

@@ -173,33 +173,6 @@ func TestVerboseMatchesPaholeLog(t *testing.T) {
 	}
 }
 
-func TestExplainKernelFunctions(t *testing.T) {
-	if testing.Short() {
-		t.Skip("encodes the corpus kernel")
-	}
-	out, _, err := run(t, "explain", corpus.Vmlinux(t), "perf_event_read", "__alloc_pages_slowpath", "kmalloc_array")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"perf_event_read: INCLUDED in BTF",
-		"__alloc_pages_slowpath: INCLUDED in BTF",
-		"kmalloc_array: LEFT OUT of BTF",
-		"kmalloc_array : skipping BTF encoding of function due to ambiguous address",
-		"ambiguous_address        YES",
-		"reordered_parameters     YES",
-		"__alloc_pages_slowpath.constprop.0@",
-		"param 0 struct perf_event * event: has_loc=true loc_reg=5",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("explain output lacks %q", want)
-		}
-	}
-	if t.Failed() {
-		t.Log(out)
-	}
-}
-
 // TestEncodeBaseCacheFlag: --base-cache DIR stores the base there on the
 // first split encode and maps it on the second, which says so, with the
 // same bytes; --base-cache off stores nothing.

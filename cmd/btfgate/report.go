@@ -1,10 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/btfgate/btfgate/encode"
 	"github.com/btfgate/btfgate/engine"
@@ -15,6 +15,13 @@ import (
 // reportLine is one line of the decision report: a function group, what
 // was decided, every reason, and the facts that decided it.
 type reportLine struct {
+	// Query and Note are explain's: the name asked for, and how it led to
+	// this group (a clone symbol); DeniedBy the deny rules that refused
+	// the outcome. A report has none of them.
+	Query    string          `json:"query,omitempty"`
+	Note     string          `json:"note,omitempty"`
+	DeniedBy []violationJSON `json:"denied_by,omitempty"`
+
 	ID       int          `json:"id"`
 	Name     string       `json:"name"`
 	Decision string       `json:"decision"` // "include" or "exclude"
@@ -32,6 +39,20 @@ type reasonJSON struct {
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
 	Module  string `json:"module,omitempty"`
+}
+
+type violationJSON struct {
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+	Module  string `json:"module,omitempty"`
+}
+
+func violationsJSON(vs []engine.Violation) []violationJSON {
+	var out []violationJSON
+	for _, v := range vs {
+		out = append(out, violationJSON{v.Rule, v.Message, v.Module})
+	}
+	return out
 }
 
 type annotationJSON struct {
@@ -73,15 +94,21 @@ func reasons(rs []engine.Reason) []reasonJSON {
 // writeReport stages the NDJSON decision report in outs.
 func writeReport(outs *outputs.Set, path string, res *encode.Result) error {
 	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	enc := json.NewEncoder(w)
 	for i := range res.Functions {
-		if err := enc.Encode(newReportLine(res, i, false)); err != nil {
+		if err := writeJSONLine(&buf, newReportLine(res, i, false)); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	if err := w.Flush(); err != nil {
+	return outs.Write(path, buf.Bytes(), 0o644)
+}
+
+// writeJSONLine writes v as one line of JSON, with hex strings beside
+// its addresses (withHexAddrs).
+func writeJSONLine(w io.Writer, v any) error {
+	js, err := json.Marshal(v)
+	if err != nil {
 		return err
 	}
-	return outs.Write(path, buf.Bytes(), 0o644)
+	_, err = w.Write(append(withHexAddrs(js), '\n'))
+	return err
 }

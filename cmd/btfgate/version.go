@@ -37,9 +37,10 @@ func version() string {
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print btfgate's version, commit and the pahole version it emulates",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print btfgate's version, commit and the pahole version it emulates",
+		Example: "  btfgate version",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := io.WriteString(cmd.OutOrStdout(), version()+"\n")
 			return err

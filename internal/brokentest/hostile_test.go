@@ -242,7 +242,7 @@ func checkWrittenBTF(t *testing.T, path string) {
 	if err != nil {
 		t.Fatalf("%s: written with exit 0 but does not parse: %v", path, err)
 	}
-	if _, err := types.Validate(); err != nil {
+	if err := types.Validate(); err != nil {
 		t.Errorf("%s: written with exit 0 but the kernel would refuse it: %v", path, err)
 	}
 }
