@@ -17,10 +17,16 @@ type Function struct {
 	// "ambiguous address", flag A). As in pahole, never set for the last
 	// base name in sorted order.
 	AmbiguousAddr bool `json:"ambiguous_addr"`
-	// Kfunc: the name appears as __BTF_ID__func__NAME__N inside a kfunc set8
-	// of .BTF_ids; KfuncFlags is the set entry's flags word.
-	Kfunc      bool   `json:"kfunc"`
-	KfuncFlags uint32 `json:"kfunc_flags"`
+	// Kfunc: the name appears as __BTF_ID__func__NAME__N inside a set8 of
+	// .BTF_ids (a kfunc id set, whatever its flags: 6.1's sets have none);
+	// KfuncFlags is the flags word (KF_*) of the set entry at the
+	// symbol's place (after resolve_btfids sorted the set by id, possibly
+	// another entry's). PaholeKfunc: that
+	// set's flags have BTF_SET8_KFUNCS (kernels since 6.9), pahole's
+	// criterion for the bpf_kfunc and bpf_fastcall decl tags.
+	Kfunc       bool   `json:"kfunc"`
+	KfuncFlags  uint32 `json:"kfunc_flags"`
+	PaholeKfunc bool   `json:"pahole_kfunc"`
 	// BTFIDRef: some __BTF_ID__func__NAME__N symbol in .BTF_ids names this
 	// function, so the kernel looks it up by BTF id (kfunc or not).
 	BTFIDRef bool `json:"btf_id_ref"`
