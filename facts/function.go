@@ -187,6 +187,18 @@ type Param struct {
 	ABISlot     int8 `json:"abi_slot"`
 	ABISlots    int8 `json:"abi_slots"`
 	ExpectedReg int8 `json:"expected_reg"`
+	// LocRegs: every DWARF register (below 64) some entry of the location
+	// list names (DW_OP_regN, regx, bregN, bregx), outside
+	// DW_OP_entry_value; EntryValueRegs: those named inside
+	// DW_OP_entry_value or DW_OP_GNU_entry_value. Sorted.
+	LocRegs        []int `json:"loc_regs"`
+	EntryValueRegs []int `json:"entry_value_regs"`
+	// FirstRangeAtEntry: the location is a single expression, or the first
+	// entry of its list starts at the function's DW_AT_low_pc.
+	FirstRangeAtEntry bool `json:"first_range_at_entry"`
+	// EntryLoc is the kind of the location entry covering DW_AT_low_pc:
+	// "register", "entry_value", "stack", "const", "other" or "none".
+	EntryLoc string `json:"entry_loc"`
 	// PassedAsMember: the "true_signature" walk passes TrueSigMember
 	// instead of the struct (the true signature names the parameter
 	// PARAM__MEMBER, with the member's type).
