@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -38,6 +39,9 @@ type Config struct {
 	Features features.Set
 	// Limits bound each evaluation (zero: the defaults).
 	Limits Limits
+	// Print, if set, receives what policies print(), a line per call
+	// naming the module and line; nil drops print() calls.
+	Print io.Writer
 }
 
 // Engine evaluates a compiled policy set. It is safe for concurrent use.
@@ -90,6 +94,9 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	for _, m := range parsed {
 		opts = append(opts, rego.ParsedModule(m))
+	}
+	if cfg.Print != nil {
+		opts = append(opts, rego.EnablePrintStatements(true), rego.PrintHook(&printHook{w: cfg.Print}))
 	}
 	query, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {

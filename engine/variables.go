@@ -21,6 +21,7 @@ const variableQuery = "data.btfgate.variable_decision.result"
 type variableRules struct {
 	query   rego.PreparedEvalQuery
 	origins map[string]string
+	keys    []*ast.Term // keyTerms
 }
 
 // prepareVariables compiles the variable decision query with the options
@@ -31,7 +32,7 @@ func prepareVariables(ctx context.Context, opts []func(*rego.Rego), parsed []*as
 	if err != nil {
 		return nil, fmt.Errorf("compiling variable policies: %w", policyErrors(err, forbidden))
 	}
-	return &variableRules{query: q, origins: packageRuleOrigins(parsed, "variables")}, nil
+	return &variableRules{query: q, origins: packageRuleOrigins(parsed, "variables"), keys: keyTerms()}, nil
 }
 
 // DecideVariables decides every variable as DecideFunctions decides
@@ -136,7 +137,62 @@ func (e *Engine) decideVariableBatch(ctx context.Context, b batch, input ast.Val
 	if !ok {
 		return batchReport{}, fmt.Errorf("evaluating variable policies: %s is %s, want an object", variableQuery, ast.ValueName(result.Value))
 	}
-	return e.assemble(obj, b)
+	report, err := e.assemble(obj, b)
+	if err != nil || len(report.problems) > 0 {
+		return report, err
+	}
+	return report, paholeReasons(obj, b)
+}
+
+// paholeReasons puts pahole's reason (policies/variables/pahole.rego:
+// pahole_reason = {id: RULE, ...}) first in each named variable's
+// decision, with its message from pahole_messages, and sets Final to it
+// when RULE is one of pahole_order, "" for the other variables.
+// decision.rego's left_out already counts them.
+func paholeReasons(result ast.Object, b batch) error {
+	doc, _ := field(result, "pahole_reason").(ast.Object)
+	msgs, _ := field(result, "pahole_messages").(ast.Object)
+	rank := map[string]bool{}
+	if order, ok := field(result, "pahole_order").(*ast.Array); ok {
+		for i := range order.Len() {
+			rank[text(order.Elem(i).Value)] = true
+		}
+	}
+	for i := b.lo; i < b.hi; i++ {
+		b.out[i].Final = ""
+	}
+	if doc == nil {
+		return nil
+	}
+	reasons := map[string]Reason{}
+	return doc.Iter(func(k, v *ast.Term) error {
+		id, ok := intValue(k.Value)
+		rule, isStr := v.Value.(ast.String)
+		if !ok || !isStr {
+			return fmt.Errorf("evaluating variable policies: pahole_reason: want {id: rule name}, got %v: %v", k, v)
+		}
+		i, ok := b.index[id]
+		if !ok || i < b.lo || i >= b.hi {
+			return nil
+		}
+		r, seen := reasons[string(rule)]
+		if !seen {
+			r = Reason{Rule: string(rule), Message: text(field(msgs, string(rule))), Module: b.origins["pahole_reason"]}
+			if r.Message == "" {
+				r.Message = r.Rule
+			}
+			reasons[string(rule)] = r
+		}
+		d := &b.out[i]
+		if rank[r.Rule] {
+			d.Final = r.Message
+		}
+		d.Reasons = append([]Reason{r}, d.Reasons...)
+		if !d.Include {
+			d.Annotations = nil
+		}
+		return nil
+	})
 }
 
 // variableInput is the input document of one batch of variables:
@@ -145,32 +201,37 @@ func (e *Engine) decideVariableBatch(ctx context.Context, b batch, input ast.Val
 func (e *Engine) variableInput(vars []facts.Variable) ast.Value {
 	byID := ast.NewObjectWithCapacity(len(vars))
 	for i := range vars {
-		byID.Insert(ast.InternedTerm(vars[i].ID), variableTerm(&vars[i]))
+		byID.Insert(ast.InternedTerm(vars[i].ID), e.vars.term(&vars[i]))
 	}
 	return ast.NewObject(
-		[2]*ast.Term{ast.StringTerm("features"), e.features},
-		[2]*ast.Term{ast.StringTerm("variables"), ast.NewTerm(byID)},
+		[2]*ast.Term{e.vars.keys[len(variableKeys)], e.features},
+		[2]*ast.Term{e.vars.keys[len(variableKeys)+1], ast.NewTerm(byID)},
 	)
 }
 
-// variableTerm is one variable's input object; the keys are
-// facts.Variable's JSON names.
-func variableTerm(v *facts.Variable) *ast.Term {
-	return ast.ObjectTerm(
-		[2]*ast.Term{ast.StringTerm("id"), integer(v.ID)},
-		[2]*ast.Term{ast.StringTerm("name"), str(v.Name)},
-		[2]*ast.Term{ast.StringTerm("section"), str(v.Section)},
-		[2]*ast.Term{ast.StringTerm("addr"), unsigned(v.Addr)},
-		[2]*ast.Term{ast.StringTerm("offset"), unsigned(v.Offset)},
-		[2]*ast.Term{ast.StringTerm("size"), unsigned(v.Size)},
-		[2]*ast.Term{ast.StringTerm("type"), str(v.Type)},
-		[2]*ast.Term{ast.StringTerm("void_type"), boolean(v.VoidType)},
-		[2]*ast.Term{ast.StringTerm("valid_name"), boolean(v.ValidName)},
-		[2]*ast.Term{ast.StringTerm("external"), boolean(v.External)},
-		[2]*ast.Term{ast.StringTerm("percpu"), boolean(v.Percpu)},
-		[2]*ast.Term{ast.StringTerm("in_symtab"), boolean(v.InSymtab)},
-		[2]*ast.Term{ast.StringTerm("cu"), integer(v.CU)},
-		[2]*ast.Term{ast.StringTerm("die"), unsigned(v.DIE)},
-		[2]*ast.Term{ast.StringTerm("pahole_skip"), str(v.PaholeSkip)},
-	)
+// variableKeys are facts.Variable's JSON names, in term's order.
+var variableKeys = [...]string{"id", "name", "section", "addr", "offset", "size", "type", "void_type",
+	"valid_name", "name_filtered", "external", "percpu", "in_symtab", "cu", "die", "pahole_skip"}
+
+// keyTerms are variableKeys' terms, then "features" and "variables",
+// made once and shared by every input.
+func keyTerms() []*ast.Term {
+	out := make([]*ast.Term, 0, len(variableKeys)+2)
+	for _, k := range variableKeys {
+		out = append(out, ast.StringTerm(k))
+	}
+	return append(out, ast.StringTerm("features"), ast.StringTerm("variables"))
+}
+
+// term is one variable's input object.
+func (r *variableRules) term(v *facts.Variable) *ast.Term {
+	values := [len(variableKeys)]*ast.Term{integer(v.ID), str(v.Name), str(v.Section), unsigned(v.Addr),
+		unsigned(v.Offset), unsigned(v.Size), str(v.Type), boolean(v.VoidType), boolean(v.ValidName),
+		boolean(v.NameFiltered), boolean(v.External), boolean(v.Percpu), boolean(v.InSymtab),
+		integer(v.CU), unsigned(v.DIE), str(v.PaholeSkip)}
+	var items [len(variableKeys)][2]*ast.Term
+	for i := range variableKeys {
+		items[i] = [2]*ast.Term{r.keys[i], values[i]}
+	}
+	return ast.ObjectTerm(items[:]...)
 }

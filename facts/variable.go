@@ -35,6 +35,11 @@ type Variable struct {
 	// ValidName: Name is a name BTF can hold ([A-Za-z_.][A-Za-z0-9_.]*,
 	// at most 128 characters; pahole's btf_name_valid).
 	ValidName bool `json:"valid_name"`
+	// NameFiltered: Name starts with one of the prefixes pahole's
+	// filter_variable_name drops: __UNIQUE_ID, __tpstrtab_, __exitcall_,
+	// __gendwarfksyms_ptr_, __func_stack_frame_non_standard_ (compiler
+	// and macro artefacts).
+	NameFiltered bool `json:"name_filtered"`
 	// External: DW_AT_external; its VAR's linkage is global, else static.
 	External bool `json:"external"`
 	// Percpu: Section is .data..percpu.

@@ -40,13 +40,14 @@ func newFeaturesCmd() *cobra.Command {
 // outcomes, the result comes back with the error (see refused), so that a
 // command can still show what it decided.
 func decide(stderr io.Writer, input string, p *policyFlags) (*encode.Result, *setup, error) {
+	p.debugOut = stderr
 	st, err := p.resolve()
 	if err != nil {
 		return nil, nil, err
 	}
 	progress, stopProgress := newProgress(stderr)
 	res, err := encodeWith(input, st.policy, st.rules, encode.Options{Features: st.features, Jobs: p.jobs,
-		Detail: true, DecideOnly: true, Supplement: p.supplement, Progress: progress})
+		Detail: true, DecideOnly: true, Supplement: p.supplement, Progress: progress, MaxInflation: p.maxInflation})
 	stopProgress()
 	if res != nil {
 		res.Warnings = append(st.warnings, res.Warnings...)
@@ -93,11 +94,13 @@ ready for "opa eval -i FILE -d policies/ data.btfgate.decision.result".`,
 				}
 				b.Write(doc)
 			} else {
-				enc := json.NewEncoder(&b)
 				for i := range res.Functions {
-					if err := enc.Encode(&res.Functions[i]); err != nil {
+					js, err := json.Marshal(&res.Functions[i])
+					if err != nil {
 						return err
 					}
+					b.Write(withHexAddrs(js))
+					b.WriteByte('\n')
 				}
 			}
 			if output == "" || output == "-" {

@@ -14,11 +14,13 @@
 #   deny.RULE[id] = {MESSAGE, ...}     this outcome is not allowed: the
 #                                      encode fails, naming the variable.
 #
-# pahole's reasons (pahole.rego) are skip rules. A keep rule may override
-# them only where pahole's encoder could encode the variable; the encode
-# fails naming a kept variable that pahole leaves out (its VAR was never
-# built). Rules may read input.variables and input.features only, one
-# variable at a time: a batch is part of one encode.
+# pahole's reasons (pahole.rego) are a document of their own,
+# pahole_reason = {id: RULE, ...}, that skips as skip rules do. A keep
+# rule may override them only where pahole's encoder could encode the
+# variable: the encode fails naming a kept variable that pahole leaves out
+# (its VAR was never built). Rules may read input.variables and
+# input.features only, one variable at a time: a batch is part of one
+# encode.
 package btfgate.variable_decision
 
 import data.btfgate.variables as rules
@@ -36,6 +38,10 @@ pahole_order := [
 	"zero_size",
 	"far_offset",
 ]
+
+pahole_reason := rules.pahole_reason
+
+pahole_skipped := object.keys(pahole_reason)
 
 skip := {name: by_id | some name, by_id in rules.skip}
 
@@ -63,7 +69,7 @@ named(doc) := {id |
 
 # Precedence as for functions: excluded stays out, else kept goes in, else
 # skipped stays out; every other variable goes in.
-left_out := excluded | (skipped - kept)
+left_out := excluded | ((skipped | pahole_skipped) - kept)
 
 conflicts := excluded & kept
 
@@ -101,6 +107,8 @@ problems := (({{"kind": kind, "rule": name, "problem": "want an object keyed by 
 
 result := {
 	"pahole_order": pahole_order,
+	"pahole_reason": pahole_reason,
+	"pahole_messages": rules.pahole_messages,
 	"documents": documents,
 	"deny": deny,
 	"left_out": left_out,

@@ -3,7 +3,7 @@ package btfgate.variables_test
 import data.btfgate.variable_decision as decision
 
 test_pahole_order_names_every_pahole_rule if {
-	rules := {name | some name, _ in data.btfgate.variables.skip} with input as one({})
+	rules := {name | some name, _ in data.btfgate.variables.pahole_messages}
 	{name | some name in decision.pahole_order} == rules
 }
 
