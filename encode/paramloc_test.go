@@ -29,6 +29,11 @@ func TestParamLocationFacts(t *testing.T) {
 			// DW_OP_reg4 (one expression)
 			"locs_entry_value.flags": {"[4]", "[]", true, "register"},
 			"locs_unused.a":          {"[5]", "[5]", true, "register"},
+			// the kernel's stpcpy: [lo, lo) DW_OP_reg5; [lo, +6)
+			// DW_OP_entry_value(DW_OP_reg5), DW_OP_stack_value; then
+			// DW_OP_reg1, DW_OP_reg5, DW_OP_reg1
+			"locs_stpcpy.dest": {"[1 5]", "[5]", true, "entry_value"},
+			"locs_stpcpy.src":  {"[4]", "[4]", true, "entry_value"},
 		}},
 		{"../testdata/fixtures/locs.clang-dwarf5.o", map[string]want{
 			// [lo, +8) DW_OP_reg5; [+8, +0x2c) DW_OP_reg3; [+0x2c, hi) DW_OP_entry_value(DW_OP_reg5), DW_OP_stack_value
@@ -37,6 +42,8 @@ func TestParamLocationFacts(t *testing.T) {
 			// no DW_AT_location: clang dropped the unused parameter
 			"locs_unused.a": {"[]", "[]", false, "none"},
 			"locs_unused.b": {"[4]", "[4]", true, "register"},
+			// [lo, +6) DW_OP_reg5; then DW_OP_breg0 RAX+2, DW_OP_stack_value, ...
+			"locs_stpcpy.dest": {"[0 5]", "[]", true, "register"},
 		}},
 	} {
 		res, err := Encode(c.fixture, Options{Features: features.Default(), Jobs: 1, Detail: true})

@@ -38,7 +38,8 @@ func analyzeFuncs(w *Walker, t *TypeTable, isClang bool) {
 		if p.HasLoc {
 			u := w.unitOf(rp.off, t.Unit)
 			w.decodeLocation(&p, &rp.loc, u, addrSize, arch)
-			w.scanLocation(&p, &rp.loc, u, w.funcs[rp.owner].lowPC)
+			fn := &w.funcs[rp.owner]
+			w.scanLocation(&p, &rp.loc, u, fn.lowPC, fn.hasLowPC)
 			if p.FirstFields != 0 || p.SecondFields != 0 {
 				w.trueSigCandidate(&p, rp, addrSize)
 			}

@@ -40,8 +40,10 @@ func EntryLocName(k uint8) string {
 const maxRegBits = 64
 
 // scanLocation fills p's location facts from its DW_AT_location loc; lowPC
-// is the function's entry address (DW_AT_low_pc, 0 without one).
-func (w *Walker) scanLocation(p *FuncParam, loc *dwarf.Field, u *dwarf.Unit, lowPC uint64) {
+// is the function's entry address (DW_AT_low_pc) if hasLowPC. A function
+// without one (described by DW_AT_ranges only) has no entry here: a list's
+// first range is not at it and no entry covers it.
+func (w *Walker) scanLocation(p *FuncParam, loc *dwarf.Field, u *dwarf.Unit, lowPC uint64, hasLowPC bool) {
 	switch loc.Class {
 	case dwarf.ClassExprLoc, dwarf.ClassBlock:
 		// One expression, valid wherever the parameter is.
@@ -58,10 +60,10 @@ func (w *Walker) scanLocation(p *FuncParam, loc *dwarf.Field, u *dwarf.Unit, low
 			hasDefault, dfltKind = true, kind
 			return true
 		case first:
-			p.FirstAtEntry = lowPC != 0 && e.Low == lowPC
+			p.FirstAtEntry = hasLowPC && e.Low == lowPC
 			first = false
 		}
-		if !atEntry && lowPC != 0 && e.Low <= lowPC && lowPC < e.High {
+		if !atEntry && hasLowPC && e.Low <= lowPC && lowPC < e.High {
 			atEntry = true
 			p.EntryLoc = kind
 		}
