@@ -352,7 +352,7 @@ func buildPipeline(tb testing.TB, path string) *benchPipeline {
 		trueSignature: opts.Features.TrueSignature, relocatable: p.relocat}
 	vs := newVarSections(in, syms, opts)
 	p.all = btf.NewTypes(btf.NewStrings())
-	states, datasecs, _, err := convertUnits(in, opts, fo, readySide(vs), nil, p.all, nil)
+	states, datasecs, _, err := convertUnits(in, opts, fo, readySide(vs), nil, p.all, nil, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

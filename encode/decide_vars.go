@@ -1,7 +1,7 @@
 package encode
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -39,18 +39,21 @@ type varTag struct {
 	varID btf.TypeID
 }
 
-// decideVariables runs the variable policies over uv.facts, fills
+// decideVariables takes vd's decisions on uv.facts, fills
 // res.VarDecisions, and keeps the DATASEC entries of the variables that go
 // in. A VAR exists only for a variable pahole encodes, so a decision that
 // puts in another one (a keep rule over pahole's reason) is an error
 // naming it.
-func decideVariables(pol *engine.Engine, uv unitVars, opts Options, res *Result) (varOutcome, error) {
+func decideVariables(vd *varDecider, uv unitVars, opts Options, res *Result) (varOutcome, error) {
 	var out varOutcome
-	ds, err := pol.DecideVariables(context.Background(), uv.facts, opts.Jobs)
+	ds, err := vd.finish()
+	if err == nil && len(ds) != len(uv.facts) {
+		err = fmt.Errorf("variable policies: %d decisions for %d variables", len(ds), len(uv.facts))
+	}
+	res.VarDecisions = ds // with deny rules' refusal, the decisions stand
 	if err != nil {
 		return out, err
 	}
-	res.VarDecisions = ds
 	built := make([]bool, len(uv.facts))
 	for _, e := range uv.datasecs {
 		built[e.fact] = true
@@ -102,4 +105,13 @@ func addVarTags(types *btf.Types, tags []varTag) {
 	for _, t := range tags {
 		types.AddDeclTag(types.Strings.Add(t.value), t.varID, -1)
 	}
+}
+
+// refusal is err's *engine.ViolationsError, nil if it has none.
+func refusal(err error) *engine.ViolationsError {
+	var v *engine.ViolationsError
+	if errors.As(err, &v) {
+		return v
+	}
+	return nil
 }

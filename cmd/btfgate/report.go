@@ -91,7 +91,8 @@ func reasons(rs []engine.Reason) []reasonJSON {
 	return out
 }
 
-// writeReport stages the NDJSON decision report in outs.
+// writeReport stages the NDJSON decision report in outs: a line per
+// function group, then a line per variable ("kind": "variable").
 func writeReport(outs *outputs.Set, path string, res *encode.Result) error {
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
@@ -100,6 +101,9 @@ func writeReport(outs *outputs.Set, path string, res *encode.Result) error {
 		if err := enc.Encode(newReportLine(res, i, false)); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
+	}
+	if err := writeVariableLines(enc, res); err != nil {
+		return err
 	}
 	if err := w.Flush(); err != nil {
 		return err
