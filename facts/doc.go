@@ -1,5 +1,5 @@
-// Package facts defines the facts btfgate gathers about functions (and,
-// later, variables) and hands to policies: the contract between the loader,
+// Package facts defines the facts btfgate gathers about functions and
+// variables and hands to policies: the contract between the loader,
 // which fills them from ELF and DWARF, and the Rego policies, which decide.
 //
 // Every field says what it means and where it comes from. The JSON names
