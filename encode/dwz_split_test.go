@@ -9,6 +9,7 @@ package encode
 // itself writes nothing for the dwz'd and split ones (the .stderr files).
 
 import (
+	"debug/elf"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -151,7 +152,9 @@ func TestDwzSupplement(t *testing.T) {
 
 // splitObjects are the split fixtures and their plain builds.
 func splitObjects() map[string]string {
-	m := map[string]string{"one.gcc-split.exe": "one.gcc.exe", "one.clang19-split.exe": "one.clang19.exe"}
+	m := map[string]string{"one.gcc-split.exe": "one.gcc.exe", "one.clang19-split.exe": "one.clang19.exe",
+		// With a DWARF package (OBJ.dwp) instead of .dwo files.
+		"one.gcc-dwp.exe": "one.gcc.exe", "one.clang19-dwp.exe": "one.clang19.exe", "types.gcc-dwarf4-dwp.o": "types.gcc-dwarf4.o"}
 	for _, src := range []string{"types", "clang_abi"} {
 		for _, cc := range []string{"gcc", "clang19"} {
 			for _, v := range []string{"4", "5"} {
@@ -173,7 +176,7 @@ func clangConvertTypes(name string) bool {
 }
 
 // TestSplitFixturesEqualPlain: each object built with -gsplit-dwarf, read
-// with its .dwo files, gives the bytes of the same object built without
+// with its .dwo files or its DWARF package, gives the bytes of the same object built without
 // it, which equal the reference pahole's BTF by content; for clang-19's
 // DWARF 5 objects but for the DW_OP_convert base types (clangConvertTypes),
 // the only difference allowed.
@@ -192,7 +195,7 @@ func TestSplitFixturesEqualPlain(t *testing.T) {
 					return
 				}
 				rep := compareRaw(t, ref, raw)
-				convert := strings.Contains(split, "clang19-dwarf5") || strings.Contains(split, "clang19-split")
+				convert := strings.Contains(split, "clang19-dwarf5") || strings.Contains(split, "one.clang19-")
 				ok := convert && len(rep.OnlyB) == 0 && len(rep.Types.Added) == 0 && len(rep.Types.Changed) == 0 &&
 					len(rep.Functions.Added)+len(rep.Functions.Removed)+len(rep.Functions.Changed) == 0
 				for _, d := range rep.OnlyA {
@@ -225,6 +228,58 @@ func TestSplitMissingDwo(t *testing.T) {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q does not say %q", err, want)
 			}
+		}
+	}
+}
+
+// TestDwzDanglingAltRef: a DW_FORM_GNU_ref_alt past the end of the
+// supplementary file's .debug_info is an error naming the program, the
+// place of the attribute and the supplementary file.
+func TestDwzDanglingAltRef(t *testing.T) {
+	tmp := copyFixture(t, dwzDir, "one-dwz.exe", "common.dwz")
+	path := filepath.Join(tmp, "one-dwz.exe")
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := f.Section(".debug_info")
+	f.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first typedef of the partial unit at 0: DIE 0x15, whose
+	// DW_AT_type at 0x1c is a DW_FORM_GNU_ref_alt (4 bytes) to 0x19.
+	at := info.Offset + 0x1c
+	if got := binary.LittleEndian.Uint32(data[at:]); got != 0x19 {
+		t.Fatalf("the fixture changed: 0x%x at .debug_info+0x1c, want the alt reference 0x19", got)
+	}
+	binary.LittleEndian.PutUint32(data[at:], 0x7ffffff0)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Encode(path, Options{Features: features.Default(), Jobs: 2})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{path + ":", ".debug_info+0x1c (unit 0)", "DW_FORM_GNU_ref_alt reference 0x7ffffff0",
+		"past the end of the supplementary file " + filepath.Join(tmp, "common.dwz")} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
+
+// TestDwzNoteZero: a program with the Linux LTO_INFO note saying 0, as
+// every kernel without LTO has, after dwz alone (partial units in the
+// file, DW_FORM_ref_addr into them, DW_UT_partial): its units are merged
+// whatever the note says, and the BTF equals pahole's of the program
+// before dwz (pahole writes nothing for the dwz'd one).
+func TestDwzNoteZero(t *testing.T) {
+	for name, set := range ltoFeatureSets() {
+		raw := encodeRaw(t, filepath.Join(dwzDir, "one-note0-dwz.exe"), Options{Features: set, Jobs: 2})
+		if rep := compareRaw(t, filepath.Join(dwzDir, "expected", "one-note0.exe."+name+".btf"), raw); !reportEqual(rep) {
+			t.Errorf("%s: differs from pahole's BTF of one-note0.exe: %+v", name, rep.Kinds)
 		}
 	}
 }

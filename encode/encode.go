@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/convert"
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/facts"
 	"github.com/btfgate/btfgate/features"
@@ -49,6 +50,10 @@ type Options struct {
 	// BaseCache, if set, keeps BasePath's base prepared for the next
 	// encodes on it (see BaseCache).
 	BaseCache *BaseCache
+	// MaxInflation bounds what the input's compressed sections may claim
+	// decompressed, as a multiple of its size (0: elffile's default, see
+	// elffile.Limits).
+	MaxInflation uint64
 	// LangExclude skips compile units whose DW_AT_language is one of these
 	// (pahole's --lang_exclude names, e.g. "rust").
 	LangExclude []string
@@ -98,6 +103,10 @@ type Result struct {
 	// AnnotationsDropped says why the decl tags policies asked for
 	// (Decision.Annotations) are not in the BTF: DeclTagOff, or "".
 	AnnotationsDropped string
+	// DroppedEntries counts the DATASEC entries left out because they
+	// overlap an earlier entry (pahole 1.31 writes them; the kernel refuses
+	// them).
+	DroppedEntries int
 	// Warnings are things the encode did not do as asked, for people.
 	Warnings []string
 	// Unmatched are the configuration list entries that matched no
@@ -137,7 +146,11 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	}
 
 	base := loadBaseBeside(opts)
-	in, err := loader.OpenWith(path, loader.OpenOptions{Supplement: opts.Supplement})
+	lim := elffile.DefaultLimits()
+	if opts.MaxInflation > 0 {
+		lim.MaxInflation = opts.MaxInflation
+	}
+	in, err := loader.OpenWith(path, loader.OpenOptions{Supplement: opts.Supplement, Limits: lim})
 	if opts.Base, err = base.wait(err); err != nil {
 		if in != nil {
 			in.Close()
@@ -164,7 +177,7 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	lap("read")
 
 	fo := &cuFuncOptions{arch: loader.ArchFor(in.ELF.Machine),
-		trueSignature: opts.Features.TrueSignature, relocatable: in.ELF.Type == elfTypeRel}
+		trueSignature: opts.Features.TrueSignature, relocatable: in.ELF.Type == elffile.ET_REL}
 	side := readELFSide(in, opts, fo) // beside the first units' walks
 	defer side.wait()                 // it reads the mapping in.Close unmaps
 	all := btf.NewTypes(btf.NewStrings())
@@ -246,7 +259,10 @@ func encodeFile(path string, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	addVarTags(all, vo.tags)
-	emitDatasecs(all, vo.datasecs, in.ELF.Sections)
+	if dropped := emitDatasecs(all, vo.datasecs, in.ELF.Sections); len(dropped) > 0 {
+		res.DroppedEntries = len(dropped)
+		res.Warnings = append(res.Warnings, overlapWarning(all, dropped))
+	}
 	if err := all.Err(); err != nil { // a type BTF cannot hold (too many parameters, variables)
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -304,7 +320,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	stop := make(chan struct{})
 	walkOpts := loader.WalkOptions{TypeTags: opts.Features.TypeTag, DeclTags: opts.Features.DeclTag,
 		TrueSignature: opts.Features.TrueSignature, Arch: fo.arch}
-	convOpts := btf.ConvertOptions{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
+	convOpts := convert.Options{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
 	strSecs := btf.IndexStringSections(append([][]byte{in.DebugStr, in.DebugLineStr}, in.PartStrings...)...) // shared by the workers and the splicer
 
 	var wg sync.WaitGroup
@@ -313,7 +329,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 		go func() {
 			defer wg.Done()
 			walker := loader.NewWalker(in.DWARF, in.ELF.ByteOrder, walkOpts)
-			conv := btf.NewConverter(convOpts, strSecs)
+			conv := convert.New(convOpts, strSecs)
 			var tab loader.TypeTable
 			// unit walks and converts unit i; a fault on the mapped input
 			// (the file truncated meanwhile) is its error.
@@ -455,9 +471,6 @@ func withPath(path string, err error) error {
 	return fmt.Errorf("%s: %w", path, err)
 }
 
-// elfTypeRel is ET_REL: kernel modules.
-const elfTypeRel = 1
-
 // wantUnit reports whether pahole encodes the unit: compile and partial
 // units, and the split units of skeletons (whose .dwo the loader read);
 // type and skeleton units carry no types of their own here.
@@ -550,16 +563,19 @@ func parseBase(path string, raw []byte, parse func([]byte) (*btf.Types, error)) 
 }
 
 // languageCodes maps pahole's --lang_exclude names to DW_LANG values.
-func languageCodes() map[string]uint64 {
-	return map[string]uint64{
-		"c89": 0x1, "c": 0x2, "ada83": 0x3, "c_plus_plus": 0x4, "cobol74": 0x5, "cobol85": 0x6,
-		"fortran77": 0x7, "fortran90": 0x8, "pascal83": 0x9, "modula2": 0xa, "java": 0xb,
-		"c99": 0xc, "ada95": 0xd, "fortran95": 0xe, "pli": 0xf, "objc": 0x10, "objc_plus_plus": 0x11,
-		"upc": 0x12, "d": 0x13, "python": 0x14, "opencl": 0x15, "go": 0x16, "modula3": 0x17,
-		"haskell": 0x18, "c_plus_plus_03": 0x19, "c_plus_plus_11": 0x1a, "ocaml": 0x1b, "rust": 0x1c,
-		"c11": 0x1d, "swift": 0x1e, "julia": 0x1f, "dylan": 0x20, "c_plus_plus_14": 0x21,
-		"fortran03": 0x22, "fortran08": 0x23, "renderscript": 0x24, "bliss": 0x25,
-		"mips_assembler": 0x8001,
+func languageCodes() map[string]dwarf.Lang {
+	return map[string]dwarf.Lang{
+		"c89": dwarf.LangC89, "c": dwarf.LangC, "ada83": dwarf.LangAda83, "c_plus_plus": dwarf.LangCPlusPlus,
+		"cobol74": dwarf.LangCobol74, "cobol85": dwarf.LangCobol85, "fortran77": dwarf.LangFortran77,
+		"fortran90": dwarf.LangFortran90, "pascal83": dwarf.LangPascal83, "modula2": dwarf.LangModula2,
+		"java": dwarf.LangJava, "c99": dwarf.LangC99, "ada95": dwarf.LangAda95, "fortran95": dwarf.LangFortran95,
+		"pli": dwarf.LangPLI, "objc": dwarf.LangObjC, "objc_plus_plus": dwarf.LangObjCPlusPlus, "upc": dwarf.LangUPC,
+		"d": dwarf.LangD, "python": dwarf.LangPython, "opencl": dwarf.LangOpenCL, "go": dwarf.LangGo,
+		"modula3": dwarf.LangModula3, "haskell": dwarf.LangHaskell, "c_plus_plus_03": dwarf.LangCPlusPlus03,
+		"c_plus_plus_11": dwarf.LangCPlusPlus11, "ocaml": dwarf.LangOCaml, "rust": dwarf.LangRust,
+		"c11": dwarf.LangC11, "swift": dwarf.LangSwift, "julia": dwarf.LangJulia, "dylan": dwarf.LangDylan,
+		"c_plus_plus_14": dwarf.LangCPlusPlus14, "fortran03": dwarf.LangFortran03, "fortran08": dwarf.LangFortran08,
+		"renderscript": dwarf.LangRenderScript, "bliss": dwarf.LangBLISS, "mips_assembler": dwarf.LangMipsAssembler,
 	}
 }
 
@@ -579,7 +595,7 @@ func languages(names []string) (map[uint64]bool, error) {
 		if !ok {
 			return nil, fmt.Errorf("unknown language %q in the language exclusion list", n)
 		}
-		out[c] = true
+		out[uint64(c)] = true
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/convert"
 	"github.com/btfgate/btfgate/facts"
 	"github.com/btfgate/btfgate/loader"
 	"github.com/btfgate/btfgate/loader/elffile"
@@ -59,7 +60,7 @@ type secinfo struct {
 // (vars, with their DATASEC entries in infos) and the facts of every
 // variable with a static address (facts; IDs still CU-local, from 0).
 type cuVars struct {
-	vars  []btf.CUVar
+	vars  []convert.Var
 	infos []secinfo
 	facts []facts.Variable
 }
@@ -98,7 +99,7 @@ func filterVars(tab *loader.TypeTable, vs *varSections) (cuVars, error) {
 		if f.External {
 			linkage = btf.VarGlobalAllocated
 		}
-		cv := btf.CUVar{Name: v.Name, Type: btf.TypeID(v.Type), Linkage: linkage}
+		cv := convert.Var{Name: v.Name, Type: btf.TypeID(v.Type), Linkage: linkage}
 		if v.AnnotCount > 0 {
 			cv.Tags = tab.VarAnnots[v.AnnotFirst : v.AnnotFirst+v.AnnotCount]
 		}
@@ -206,11 +207,30 @@ func validBTFName(name string) bool {
 	return true
 }
 
+// droppedEntry is a DATASEC entry left out because it overlaps an entry
+// kept before it.
+type droppedEntry struct {
+	section string
+	info    btf.VarSecinfo
+	// repeat: the entry kept at the same offset is a VAR of the same name
+	// (a variable declared in two units); otherwise a different variable
+	// (an alias the linker folded, a variable stored in fewer bytes than
+	// its type).
+	repeat bool
+}
+
 // emitDatasecs appends one DATASEC per section with variables, in section
-// index order; entries sorted by offset (stably), size = last offset + size.
-func emitDatasecs(types *btf.Types, entries []datasecEntry, secs []elffile.Section) {
+// index order; entries sorted by offset (stably). The kernel refuses an
+// entry that starts before the end of any entry before it, and an entry
+// smaller than its VAR's type, so such an entry is dropped, not trimmed:
+// the first entry in (offset, encoding) order is kept and every later one
+// overlapping it is returned as dropped. Its VAR stays in the BTF. The
+// size is pahole's, the last entry's offset + size (dropped ones included),
+// or the end of the furthest kept entry if that is larger.
+func emitDatasecs(types *btf.Types, entries []datasecEntry, secs []elffile.Section) []droppedEntry {
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].section < entries[j].section })
 	var infos []btf.VarSecinfo
+	var dropped []droppedEntry
 	for i := 0; i < len(entries); {
 		j := i + 1
 		for j < len(entries) && entries[j].section == entries[i].section {
@@ -222,7 +242,44 @@ func emitDatasecs(types *btf.Types, entries []datasecEntry, secs []elffile.Secti
 		}
 		sort.SliceStable(infos, func(a, b int) bool { return infos[a].Offset < infos[b].Offset })
 		last := infos[len(infos)-1]
-		types.AddDatasec(types.Strings.Add(secs[entries[i].section].Name), last.Offset+last.Size, infos)
+		size := uint64(last.Offset) + uint64(last.Size)
+		name := secs[entries[i].section].Name
+		kept := infos[:0]
+		end := uint64(0)
+		for _, e := range infos {
+			if len(kept) > 0 && uint64(e.Offset) < end {
+				prev := kept[len(kept)-1]
+				repeat := prev.Offset == e.Offset && types.Name(prev.Type) == types.Name(e.Type)
+				dropped = append(dropped, droppedEntry{section: name, info: e, repeat: repeat})
+				continue
+			}
+			kept = append(kept, e)
+			end = max(end, uint64(e.Offset)+uint64(e.Size))
+		}
+		types.AddDatasec(types.Strings.Add(name), uint32(max(size, end)), kept)
 		i = j
 	}
+	return dropped
+}
+
+// overlapWarning says how many DATASEC entries emitDatasecs dropped, of
+// which kind, and names the first few.
+func overlapWarning(types *btf.Types, dropped []droppedEntry) string {
+	repeats := 0
+	for _, d := range dropped {
+		if d.repeat {
+			repeats++
+		}
+	}
+	var names []string
+	for _, d := range dropped[:min(len(dropped), 4)] {
+		names = append(names, fmt.Sprintf("%s %s at %#x", d.section, types.Name(d.info.Type), d.info.Offset))
+	}
+	more := ""
+	if len(dropped) > len(names) {
+		more = ", ..."
+	}
+	return fmt.Sprintf("%d DATASEC entries dropped (%d repeats of a variable, %d other variables) that overlap an entry "+
+		"before them, which the kernel refuses (pahole 1.31 writes them; their VARs stay): %s%s",
+		len(dropped), repeats, len(dropped)-repeats, strings.Join(names, ", "), more)
 }

@@ -82,7 +82,7 @@ annotate.tag := {id: {"secret"} | input.variables[id].name == "base_short"}
 				t.Errorf("%s: %d %v, want %d", fixture, n, k, want)
 			}
 		}
-		if _, err := got.Types.Validate(); err != nil {
+		if err := got.Types.Validate(); err != nil {
 			t.Errorf("%s: %v", fixture, err)
 		}
 	}

@@ -192,7 +192,7 @@ deny.by_name[name] contains "x" if name := input.functions[_].name`,
 			`deny.by_name (bad.rego): key "f" is not the id of a function in input.functions`},
 		{"single value", `package btfgate.functions
 deny.single[id] := "msg" if input.functions[id].name == "f"`,
-			`deny.single (bad.rego): entry for 1 is string, want a set: write deny.single[id] contains VALUE`},
+			`deny.single (bad.rego): entry for 1 (f) is string, want a set: write deny.single[id] contains VALUE`},
 		{"number message", `package btfgate.functions
 deny.nums[id] contains 42 if input.functions[id].name == "f"`,
 			`function f (id 1): deny.nums: message 42 is not a string`},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -38,6 +39,9 @@ type Config struct {
 	Features features.Set
 	// Limits bound each evaluation (zero: the defaults).
 	Limits Limits
+	// Print, if set, receives what policies print(), a line per call
+	// naming the module and line; nil drops print() calls.
+	Print io.Writer
 }
 
 // Engine evaluates a compiled policy set. It is safe for concurrent use.
@@ -91,15 +95,32 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	for _, m := range parsed {
 		opts = append(opts, rego.ParsedModule(m))
 	}
+	if cfg.Print != nil {
+		opts = append(opts, rego.EnablePrintStatements(true), rego.PrintHook(&printHook{w: cfg.Print}))
+	}
 	query, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden))
 	}
+	refs, err := checkFactRefs(parsed)
+	if err != nil {
+		return nil, err
+	}
+	if len(refs.problems) > 0 {
+		return nil, refs.problems
+	}
 	mentioned := mentions(parsed)
+	if refs.computed {
+		mentioned = everyField
+	}
+	input, err := newInputBuilder(mentioned)
+	if err != nil {
+		return nil, err
+	}
 	e := &Engine{
 		query:     query,
 		features:  featuresTerm(cfg.Features),
-		input:     newInputBuilder(mentioned),
+		input:     input,
 		origins:   ruleOrigins(parsed),
 		mentioned: mentioned,
 		limits:    cfg.Limits,

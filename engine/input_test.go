@@ -28,7 +28,10 @@ func TestFeatureNamesArePahole(t *testing.T) {
 func TestInputHasMentionedFieldsOnly(t *testing.T) {
 	mentioned := map[string]bool{"name": true, "canonical": true, "params": true, "loc_reg": true,
 		"true_sig": true, "addr": true, "symbols": true, "value": true, "kfunc_flags": true}
-	b := newInputBuilder(func(s string) bool { return mentioned[s] })
+	b, err := newInputBuilder(func(s string) bool { return mentioned[s] })
+	if err != nil {
+		t.Fatal(err)
+	}
 	f := fn(5, "f", func(f *facts.Function) {
 		f.KfuncFlags = 8
 		f.Canonical.Addr = 0xffffffff81000000
@@ -54,7 +57,7 @@ func TestInputHasMentionedFieldsOnly(t *testing.T) {
 func TestMentionsCoverDefaultRules(t *testing.T) {
 	e := newEngine(t, defaults())
 	var keys []string
-	for _, f := range e.input.function {
+	for _, f := range e.input.function.fields {
 		keys = append(keys, f.key.Value.(ast.String).String())
 	}
 	for _, want := range []string{`"ambiguous_addr"`, `"canonical"`, `"inconsistent"`, `"name"`, `"reordered"`, `"true_sig"`, `"uncertain_loc"`, `"unexpected_reg"`} {

@@ -95,7 +95,7 @@ func TestSelectTrueSignatureMalformed(t *testing.T) {
 true_signature.flat := {id: "x" | input.functions[id]}
 `}}})
 	_, err := e.SelectTrueSignature(context.Background(), []facts.Function{fn(1, "f", nil)}, 1)
-	if err == nil || !strings.Contains(err.Error(), "true_signature.flat (bad.rego): entry for 1 is string, want a set") {
+	if err == nil || !strings.Contains(err.Error(), "true_signature.flat (bad.rego): entry for 1 (f) is string, want a set") {
 		t.Fatalf("error %v, want the malformed entry named", err)
 	}
 }

@@ -213,7 +213,7 @@ exclude.by_name[name] contains "x" if name := input.functions[_].name`,
 			`exclude.by_name (bad.rego): key "f" is not the id of a function in input.functions`},
 		{"single value", `package btfgate.functions
 skip.single[id] := "msg" if input.functions[id].name == "f"`,
-			`skip.single (bad.rego): entry for 1 is string, want a set: write skip.single[id] contains VALUE`},
+			`skip.single (bad.rego): entry for 1 (f) is string, want a set: write skip.single[id] contains VALUE`},
 		{"not an object", `package btfgate.functions
 keep.flat contains "x" if input.functions[_].name == "f"`,
 			`keep.flat (bad.rego): want an object keyed by function id`},

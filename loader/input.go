@@ -56,17 +56,24 @@ type OpenOptions struct {
 	// instead of looking for the one its .gnu_debugaltlink or .debug_sup
 	// names (see openSupplement).
 	Supplement string
+	// Limits bound the input's decompression; the zero value means
+	// elffile.DefaultLimits.
+	Limits elffile.Limits
 }
 
 // Open maps path, extracts (decompresses, relocates) its debug sections and
-// reads the unit headers.
+// reads the unit headers, with elffile's default limits on decompression.
 func Open(path string) (*Input, error) { return OpenWith(path, OpenOptions{}) }
 
 // OpenWith is Open with options. An input whose DWARF points into a
 // supplementary file is opened with it, or not at all: an error names the
 // unit that needs it and where it was looked for.
 func OpenWith(path string, opts OpenOptions) (*Input, error) {
-	f, err := elffile.Open(path)
+	lim := opts.Limits
+	if lim == (elffile.Limits{}) {
+		lim = elffile.DefaultLimits()
+	}
+	f, err := elffile.OpenLimited(path, lim)
 	if err != nil {
 		return nil, err
 	}

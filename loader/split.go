@@ -97,7 +97,14 @@ func dwoCandidates(input string, sk *skeleton) []string {
 	return c
 }
 
-// attachSplit attaches the .dwo file of every skeleton unit and returns the
+// fileExists reports whether path names something to open.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// attachSplit attaches the .dwo file of every skeleton unit (or its part
+// of the DWARF package INPUT.dwp, when there is one) and returns the
 // units to walk: those of units that are not skeletons, then the split
 // units, in the skeletons' order. A .dwo file that is missing, unreadable
 // or without the split unit of the skeleton's dwo_id is an error naming the
@@ -108,20 +115,38 @@ func (in *Input) attachSplit(units []dwarf.Unit) ([]dwarf.Unit, error) {
 	if err != nil || len(sks) == 0 {
 		return units, err
 	}
+	// A DWARF package beside the input (PROGRAM.dwp, as debuggers look
+	// for it) holds the split units of all skeletons.
+	var dwp *dwpFile
+	if path := in.Path + ".dwp"; fileExists(path) {
+		if dwp, err = openDwp(path); err != nil {
+			return nil, fmt.Errorf("%s: %w", in.Path, err)
+		}
+		in.parts = append(in.parts, dwp.f)
+		in.Split = append(in.Split, dwp.f.Path)
+		in.PartStrings = append(in.PartStrings, dwp.secs[".debug_str.dwo"])
+	}
 	firstPart := d.Parts()
 	for i := range sks {
 		sk := &sks[i]
-		f, part, err := openDwo(in.Path, sk, in.secs[".debug_addr"])
+		var part dwarf.Part
+		if dwp != nil {
+			part, err = dwp.part(sk.id, in.secs[".debug_addr"])
+		} else {
+			var f *elffile.File
+			if f, part, err = openDwo(in.Path, sk, in.secs[".debug_addr"]); err == nil {
+				in.parts = append(in.parts, f)
+				in.Split = append(in.Split, f.Path)
+				in.PartStrings = append(in.PartStrings, part.Str)
+			}
+		}
 		if err != nil {
 			u := &units[sk.unit]
 			return nil, fmt.Errorf("%s: skeleton unit at .debug_info+0x%x (unit %d): %w", in.Path, u.Offset, u.Index, err)
 		}
-		in.parts = append(in.parts, f)
 		if _, err := d.Attach(part); err != nil {
 			return nil, err
 		}
-		in.Split = append(in.Split, f.Path)
-		in.PartStrings = append(in.PartStrings, part.Str)
 	}
 	all, err := d.Units()
 	if err != nil {
@@ -195,7 +220,7 @@ func splitUnit(d *dwarf.Data, u *dwarf.Unit, sk *skeleton) bool {
 func openDwo(input string, sk *skeleton, addr []byte) (*elffile.File, dwarf.Part, error) {
 	var tried []string
 	for _, p := range dwoCandidates(input, sk) {
-		if _, err := os.Stat(p); err != nil {
+		if !fileExists(p) {
 			tried = append(tried, p)
 			continue
 		}

@@ -136,13 +136,19 @@ shape_problems(docs) := (({{"kind": kind, "rule": name, "problem": "want an obje
 	is_object(by_id)
 	some id, _ in by_id
 	not input.functions[id]
-}) | {{"kind": kind, "rule": name, "problem": sprintf("entry for %s is %s, want a set: write %s.%s[id] contains VALUE", [json.marshal(id), type_name(v), kind, name])} |
+}) | {{"kind": kind, "rule": name, "problem": sprintf("entry for %s is %s, want a set: write %s.%s[id] contains VALUE", [function_label(id), type_name(v), kind, name])} |
 	some kind, doc in docs
 	some name, by_id in doc
 	is_object(by_id)
 	some id, v in by_id
 	not is_set(v)
 })
+
+# function_label names a function for people: its id and name, or the id
+# alone when input.functions has no such function.
+function_label(id) := sprintf("%s (%s)", [json.marshal(id), input.functions[id].name])
+
+function_label(id) := json.marshal(id) if not input.functions[id].name
 
 # Which functions get their true signature, as the true_signature
 # feature would give it to every function: the group's clone (foo.isra.0)

@@ -29,7 +29,7 @@ test_decision_deny_is_in_the_result_and_does_not_decide if {
 test_decision_deny_shape_is_checked if {
 	p := decision.problems with input as one({})
 		with data.btfgate.functions.deny as {"guard": {1: "no"}}
-	p == {{"kind": "deny", "rule": "guard", "problem": "entry for 1 is string, want a set: write deny.guard[id] contains VALUE"}}
+	p == {{"kind": "deny", "rule": "guard", "problem": "entry for 1 (f) is string, want a set: write deny.guard[id] contains VALUE"}}
 }
 
 test_decision_deny_documents_are_not_deciding if {

@@ -65,7 +65,7 @@ test_decision_reports_keys_that_are_not_ids if {
 test_decision_reports_entries_that_are_not_sets if {
 	p := decision.problems with input as one({})
 		with data.btfgate.functions.skip as {"single": {1: "msg"}}
-	p == {{"kind": "skip", "rule": "single", "problem": "entry for 1 is string, want a set: write skip.single[id] contains VALUE"}}
+	p == {{"kind": "skip", "rule": "single", "problem": "entry for 1 (f) is string, want a set: write skip.single[id] contains VALUE"}}
 }
 
 test_decision_reports_documents_that_are_not_objects if {
@@ -94,7 +94,7 @@ test_decision_true_signature_shape_is_checked if {
 	r := decision.true_signature_result with input as one({})
 		with data.btfgate.functions.true_signature as {"flat": {1: "x"}, "by_name": {"f": {"x"}}}
 	r.problems == {
-		{"kind": "true_signature", "rule": "flat", "problem": "entry for 1 is string, want a set: write true_signature.flat[id] contains VALUE"},
+		{"kind": "true_signature", "rule": "flat", "problem": "entry for 1 (f) is string, want a set: write true_signature.flat[id] contains VALUE"},
 		{"kind": "true_signature", "rule": "by_name", "problem": "key \"f\" is not the id of a function in input.functions"},
 	}
 }

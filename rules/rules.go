@@ -40,8 +40,17 @@ type Rules struct {
 	// DataNode is the data mapping as parsed, with lines; Parse builds
 	// Data from it (see dataValue).
 	DataNode yaml.Node `yaml:"data"`
+	// DataFiles are data files read into Data after the rules file's own
+	// data, like opa -d: "FILE" (a JSON or YAML mapping) or "KEY=FILE"
+	// (see DataFileSpec), relative to the rules file's directory. Load
+	// reads them; Parse only lists them.
+	DataFiles []string `yaml:"data_files"`
 	// Output names where results go; flags on the command line win.
 	Output Output `yaml:"output"`
+
+	inline map[string]any     // the rules file's own data, before data files
+	extra  map[string][]Place // per key, the places of list entries data files added
+	keys   map[string]Place   // where a data file first gave a key
 }
 
 // Output names the files an encode writes.
@@ -56,7 +65,14 @@ func Load(path string) (*Rules, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rules file: %w", err)
 	}
-	return Parse(path, data)
+	r, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.loadDataFiles(); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // Parse reads a rules file's content; name labels errors.
@@ -101,6 +117,10 @@ func Parse(name string, data []byte) (*Rules, error) {
 			return nil, fmt.Errorf("%s:%d: data: want a mapping of names to lists or values, got %s", name, r.DataNode.Line, strings.TrimPrefix(r.DataNode.Tag, "!!"))
 		}
 		r.Data = m
+		r.inline = make(map[string]any, len(m))
+		for k, v := range m {
+			r.inline[k] = v
+		}
 	}
 	return &r, nil
 }
@@ -113,18 +133,21 @@ func yamlMessage(err error, data []byte) string {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 		if rest, ok := strings.CutPrefix(msg, "line "); ok {
 			if n, tail, ok := strings.Cut(rest, ": "); ok {
-				return ":" + n + ": " + tail
+				return ":" + n + ": " + humanYAML(tail)
 			}
 		}
-		return ": " + msg
+		return ": " + humanYAML(msg)
 	}
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		msgs := make([]string, len(te.Errors))
 		for i, e := range te.Errors {
 			msgs[i] = one(e)
+			if i > 0 { // ":N: ..." reads "; line N: ..." after the first
+				msgs[i] = "; line " + strings.TrimPrefix(msgs[i], ":")
+			}
 		}
-		return oneLine.Replace(strings.Join(msgs, ";"))
+		return oneLine.Replace(strings.Join(msgs, ""))
 	}
 	msg := one(err.Error())
 	if strings.HasPrefix(msg, ": ") {

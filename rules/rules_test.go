@@ -40,10 +40,11 @@ output:
 
 func TestParseErrorsNameFileAndLine(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{"features: default\nfeaturez: x\n", "r.yaml:2: field featurez not found"},
-		{"features: default\npolicies: 3\n", "r.yaml:2: cannot unmarshal"},
+		{"features: default\nfeaturez: x\n", `r.yaml:2: unknown key "featurez" (did you mean "features"?); a rules file has the keys features, features_strict, policies, no_default_policies, data, data_files, output`},
+		{"features: default\npolicies: 3\n", "r.yaml:2: want a list of strings, got a number (3)"},
+		{"no_default_policies: yes-ish\npolicies: a.rego\n", "r.yaml:1: want true or false, got a string (yes-ish); line 2: want a list of strings, got a string (a.rego)"},
 		{"features: [a\n", "r.yaml:"},
-		{"output:\n  btf: x\n  bogus: y\n", "r.yaml:3: field bogus not found"},
+		{"output:\n  btf: x\n  bogus: y\n", `r.yaml:3: unknown key "bogus"; output: has the keys btf, report`},
 		{"data:\n  1: x\n", "r.yaml:2: data keys must be strings"},
 		{"", "r.yaml: empty rules file"},
 		{"features: a\n---\nfeatures: b\n", "r.yaml:2: only one YAML document"},

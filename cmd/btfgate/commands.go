@@ -40,13 +40,14 @@ func newFeaturesCmd() *cobra.Command {
 // outcomes, the result comes back with the error (see refused), so that a
 // command can still show what it decided.
 func decide(stderr io.Writer, input string, p *policyFlags) (*encode.Result, *setup, error) {
+	p.debugOut = stderr
 	st, err := p.resolve()
 	if err != nil {
 		return nil, nil, err
 	}
 	progress, stopProgress := newProgress(stderr)
 	res, err := encodeWith(input, st.policy, st.rules, encode.Options{Features: st.features, Jobs: p.jobs,
-		Detail: true, DecideOnly: true, Supplement: p.supplement, Progress: progress})
+		Detail: true, DecideOnly: true, Supplement: p.supplement, Progress: progress, MaxInflation: p.maxInflation})
 	stopProgress()
 	if res != nil {
 		res.Warnings = append(st.warnings, res.Warnings...)
@@ -95,27 +96,19 @@ data.btfgate.variable_decision.result.`,
 					return err
 				}
 			} else if opaInput {
-				fns := map[string]any{}
-				for i := range res.Functions {
-					fns[fmt.Sprint(res.Functions[i].ID)] = &res.Functions[i]
-				}
-				feats := map[string]bool{}
-				for _, f := range features.Describe() {
-					feats[f.Name] = false
-				}
-				for _, n := range st.features.Enabled() {
-					feats[n] = true
-				}
-				enc := json.NewEncoder(&b)
-				if err := enc.Encode(map[string]any{"features": feats, "functions": fns}); err != nil {
+				doc, err := engine.InputDocument(st.features, res.Functions)
+				if err != nil {
 					return err
 				}
+				b.Write(doc)
 			} else {
-				enc := json.NewEncoder(&b)
 				for i := range res.Functions {
-					if err := enc.Encode(&res.Functions[i]); err != nil {
+					js, err := json.Marshal(&res.Functions[i])
+					if err != nil {
 						return err
 					}
+					b.Write(withHexAddrs(js))
+					b.WriteByte('\n')
 				}
 			}
 			if output == "" || output == "-" {

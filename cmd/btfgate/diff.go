@@ -70,6 +70,10 @@ type diffFlags struct {
 	base    string
 	newBase string
 	limit   int
+	// step shows on a terminal what the diff is doing, stop erases it
+	// before the output (see newSteps).
+	step func(string)
+	stop func()
 }
 
 func newDiffCmd() *cobra.Command {
@@ -101,7 +105,7 @@ not compared.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDiff(cmd.OutOrStdout(), args[0], args[1], &fl)
+			return runDiff(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], args[1], &fl)
 		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return trouble(err) })
@@ -157,7 +161,7 @@ func sniffBytes(path string, b []byte) (inputKind, error) {
 	return 0, fmt.Errorf("%s: neither BTF (raw or ELF) nor a decision report (NDJSON)", path)
 }
 
-func runDiff(stdout io.Writer, oldPath, newPath string, fl *diffFlags) error {
+func runDiff(stdout, stderr io.Writer, oldPath, newPath string, fl *diffFlags) error {
 	ko, err := sniff(oldPath)
 	if err != nil {
 		return trouble(err)
@@ -170,6 +174,8 @@ func runDiff(stdout io.Writer, oldPath, newPath string, fl *diffFlags) error {
 		return trouble(fmt.Errorf("%s is %s but %s is %s: compare like with like", oldPath, ko, newPath, kn))
 	}
 	var equal bool
+	fl.step, fl.stop = newSteps(stderr)
+	defer fl.stop()
 	if ko == kindReport {
 		if fl.base != "" || fl.newBase != "" {
 			return trouble(errors.New("--base and --new-base are for BTF, not decision reports"))
@@ -197,6 +203,7 @@ func diffBTF(w io.Writer, oldPath, newPath string, fl *diffFlags) (bool, error) 
 		set *btfdiff.Set
 		err error
 	}
+	fl.step("diff: reading " + oldPath + " and " + newPath)
 	ch := make(chan loaded, 1)
 	go func() {
 		s, err := btfdiff.Load(newPath, newBase)
@@ -207,7 +214,9 @@ func diffBTF(w io.Writer, oldPath, newPath string, fl *diffFlags) (bool, error) 
 	if err := errors.Join(splitHint(errA, fl.base), splitHint(lb.err, newBase)); err != nil {
 		return false, err
 	}
+	fl.step("diff: comparing")
 	r := btfdiff.Compare(a, lb.set)
+	fl.stop()
 	if fl.json {
 		return r.Equal(), r.WriteJSON(w)
 	}
@@ -375,6 +384,7 @@ func diffReports(w io.Writer, oldPath, newPath string, fl *diffFlags) (bool, err
 		es  []reportEntry
 		err error
 	}
+	fl.step("diff: reading " + oldPath + " and " + newPath)
 	ch := make(chan loaded, 1)
 	go func() {
 		es, err := readReport(newPath)

@@ -66,6 +66,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	if fl.summary != "text" && fl.summary != "json" && fl.summary != "none" {
 		return fmt.Errorf("--summary: want text, json or none, got %q", fl.summary)
 	}
+	fl.debugOut = stderr
 	st, err := fl.resolve()
 	if err != nil {
 		return err
@@ -109,7 +110,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	}
 	defer stopProfiles()
 	start := time.Now()
-	opts := encode.Options{Features: st.features, Jobs: fl.jobs, Detail: report != "", Supplement: fl.supplement}
+	opts := encode.Options{Features: st.features, Jobs: fl.jobs, Detail: report != "", Supplement: fl.supplement, MaxInflation: fl.maxInflation}
 	opts.BasePath = fl.base // loaded beside the input's opening
 	if fl.base != "" {
 		opts.BaseCache = baseCache(fl.cache)

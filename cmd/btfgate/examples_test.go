@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -697,4 +699,28 @@ func exCheckProfiles(t *testing.T, vmlinux, dir string, def *exampleRun) {
 		}
 		t.Logf("all: %d functions go in under their clone names", in)
 	})
+}
+
+// TestExamplesNameNoMachinePaths: the examples' comments name the
+// kernel as VMLINUX, not a path of the machine they were written on
+// (issue 18, "Why" 6: /tmp/corpus/vmlinux).
+func TestExamplesNameNoMachinePaths(t *testing.T) {
+	err := filepath.WalkDir("../../examples", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, bad := range []string{"/tmp/corpus", "/root/", "/work/"} {
+			if bytes.Contains(b, []byte(bad)) {
+				t.Errorf("%s names %s", path, bad)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -91,8 +90,8 @@ cannot classify misses beyond suggesting names.`,
 			if err != nil || len(names) == 0 {
 				return cmp.Or(err, refusal)
 			}
-			ex := explainer{res: res, denied: denied, maxInst: maxInst, asJSON: asJSON}
-			missing, err := ex.explainAll(w, input, names, p.jobs)
+			ex := explainer{res: res, denied: denied, maxInst: maxInst, asJSON: asJSON, stderr: cmd.ErrOrStderr()}
+			missing, err := ex.explainAll(w, input, names)
 			if err != nil {
 				return err
 			}
@@ -119,11 +118,12 @@ type explainer struct {
 	denied  map[int][]engine.Violation // by function id
 	maxInst int
 	asJSON  bool
+	stderr  io.Writer // for progress
 }
 
 // explainAll explains every name in order and returns the names that are
 // no function group. input is "" when the result came from a report.
-func (ex *explainer) explainAll(w io.Writer, input string, names []string, jobs int) ([]string, error) {
+func (ex *explainer) explainAll(w io.Writer, input string, names []string) ([]string, error) {
 	idx := newNameIndex(ex.res)
 	var missing []string
 	var pending []int // positions in names of the misses, classified together
@@ -141,8 +141,11 @@ func (ex *explainer) explainAll(w io.Writer, input string, names []string, jobs 
 		for j, k := range pending {
 			want[j] = names[k]
 		}
+		progress, stop := newProgress(ex.stderr)
 		var err error
-		if misses, err = classifyMisses(input, want, idx, jobs); err != nil {
+		misses, err = classifyMisses(input, want, idx, progress)
+		stop()
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -151,7 +154,7 @@ func (ex *explainer) explainAll(w io.Writer, input string, names []string, jobs 
 			missing = append(missing, name)
 			m := misses[name]
 			if ex.asJSON {
-				if err := json.NewEncoder(w).Encode(m.json()); err != nil {
+				if err := writeJSONLine(w, m); err != nil {
 					return nil, err
 				}
 				continue
@@ -165,7 +168,7 @@ func (ex *explainer) explainAll(w io.Writer, input string, names []string, jobs 
 				l.Query = name
 				l.Note = notes[k]
 				l.DeniedBy = violationsJSON(ex.denied[ex.res.Functions[i].ID])
-				if err := json.NewEncoder(w).Encode(l); err != nil {
+				if err := writeJSONLine(w, l); err != nil {
 					return nil, err
 				}
 				continue

@@ -109,13 +109,10 @@ type miss struct {
 }
 
 type missSymbol struct {
-	Name    string `json:"name"`
-	Type    string `json:"type"`
-	Value   uint64 `json:"value"`
-	ValueHx string `json:"value_hex"`
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Value uint64 `json:"value"` // written with value_hex beside it
 }
-
-func (m *miss) json() *miss { return m }
 
 func (m *miss) write(w io.Writer) {
 	fmt.Fprintf(w, "%s: no function group: %s\n", m.Name, m.Message)
@@ -128,7 +125,9 @@ func (m *miss) write(w io.Writer) {
 // classifyMisses says, for each name, why no function group has it. With
 // input "" (a report) it can only suggest names; otherwise it reads the
 // input's symbol table and, for names no symbol has, its DWARF.
-func classifyMisses(input string, names []string, idx *nameIndex, jobs int) (map[string]*miss, error) {
+//
+// progress, if set, is called as compile units are scanned.
+func classifyMisses(input string, names []string, idx *nameIndex, progress func(done, total int)) (map[string]*miss, error) {
 	out := make(map[string]*miss, len(names))
 	for _, n := range names {
 		out[n] = &miss{Name: n, Suggest: idx.closest(n)}
@@ -166,10 +165,10 @@ func classifyMisses(input string, names []string, idx *nameIndex, jobs int) (map
 	}
 	for _, s := range syms {
 		if m := byName[s.Name]; m != nil && s.Section != 0 {
-			m.Symbols = append(m.Symbols, missSymbol{s.Name, symType(s.Type()), s.Value, fmt.Sprintf("%#x", s.Value)})
+			m.Symbols = append(m.Symbols, missSymbol{s.Name, symType(s.Type()), s.Value})
 		}
 	}
-	if err := countSubprograms(in, byName); err != nil {
+	if err := countSubprograms(in, byName, progress); err != nil {
 		return nil, err
 	}
 	for _, m := range rest {
@@ -231,7 +230,7 @@ func classify(m *miss) {
 // countSubprograms counts, for each name in want, the DWARF subprograms
 // named so and the inlined subroutines whose abstract origin is one of
 // them, walking every unit of in.
-func countSubprograms(in *loader.Input, want map[string]*miss) error {
+func countSubprograms(in *loader.Input, want map[string]*miss, progress func(done, total int)) error {
 	keep := dwarf.NewAttrSet(dwarf.AttrName, dwarf.AttrAbstractOrigin, dwarf.AttrDeclaration)
 	origins := map[uint64]*miss{} // subprogram DIE offset to its name's miss
 	inlined := map[uint64]int{}   // abstract origin to inlined copies
@@ -262,6 +261,9 @@ func countSubprograms(in *loader.Input, want map[string]*miss) error {
 		}
 		if err := r.Err(); err != nil {
 			return fmt.Errorf("%s: %w", in.Path, err)
+		}
+		if progress != nil {
+			progress(ui+1, len(in.Units))
 		}
 	}
 	for off, m := range origins {

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/elfedit"
@@ -245,7 +246,12 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 	} else if err := outs.AddInPlace(input); err != nil {
 		return err
 	}
-	opts := encode.Options{Features: p.set, Jobs: p.jobs, LangExclude: p.langExcl}
+	reports, err := kbuildReportFiles(outs, input)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	opts := encode.Options{Features: p.set, Jobs: p.jobs, LangExclude: p.langExcl, Detail: reports != nil}
 	opts.BasePath = p.base // loaded beside the input's opening
 	if p.base != "" {
 		opts.BaseCache = baseCache("") // $BTFGATE_BASE_CACHE
@@ -263,6 +269,9 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 	if p.verbose {
 		writeVerbose(stdout, res)
 	}
+	if r != nil {
+		rulesChanged(stderr, input, p.rulesFile, res)
+	}
 	if p.detached != "" {
 		// pahole ignores distilled_base for detached output (spec §1.2).
 		raw, err := marshalBTF(res.Types, res.ByteOrder, p.set.Layout)
@@ -271,6 +280,11 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 		}
 		if err := outs.Write(p.detached, raw, 0o640); err != nil {
 			return err
+		}
+		if reports != nil {
+			if err := reports.write(outs, input, p.detached, p.set, res, len(raw), time.Since(start)); err != nil {
+				return err
+			}
 		}
 		return outs.Commit()
 	}
@@ -288,6 +302,11 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := outs.Write(input, edited, 0); err != nil {
 		return err
+	}
+	if reports != nil {
+		if err := reports.write(outs, input, input, p.set, res, len(secs[0].Data), time.Since(start)); err != nil {
+			return err
+		}
 	}
 	return outs.Commit()
 }

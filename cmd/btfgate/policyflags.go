@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/features"
 	"github.com/btfgate/btfgate/internal/inputs"
+	"github.com/btfgate/btfgate/loader/elffile"
 	"github.com/btfgate/btfgate/rules"
 )
 
@@ -33,6 +35,14 @@ type policyFlags struct {
 	strictLists bool
 	// supplement is the supplementary file of a dwz -m input.
 	supplement string
+	// debug sends policies' print() to debugOut (stderr).
+	debug    bool
+	debugOut io.Writer
+	// dataFiles are --data files (rules.DataFileSpec), read after the
+	// rules file's data and data_files.
+	dataFiles []string
+	// maxInflation bounds the input's compressed sections (elffile.Limits).
+	maxInflation uint64
 }
 
 func (p *policyFlags) register(f *pflag.FlagSet) {
@@ -40,12 +50,15 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&p.strict, "features-strict", false, "fail on unknown feature names instead of ignoring them")
 	f.StringVar(&p.rulesFile, "rules", "", "YAML rules file: features, policy modules, data, outputs (see docs/rules.md)")
 	f.StringArrayVar(&p.policies, "policy", nil, "extra Rego policy file or directory (repeatable)")
+	f.StringArrayVar(&p.dataFiles, "data", nil, "data file for the policies, like opa -d: FILE (a JSON or YAML mapping: deny:, keep:, ...) or KEY=FILE (plain text: one name or glob per line; or JSON/YAML) (repeatable)")
 	f.BoolVar(&p.noDefault, "no-default-policies", false, "leave out the default policies (pahole's rules)")
 	f.IntVarP(&p.jobs, "jobs", "j", 0, "worker goroutines (0: one per CPU); the output does not depend on it")
 	f.DurationVar(&p.timeout, "policy-timeout", engine.DefaultTimeout, "stop a policy evaluation that takes longer than this")
 	f.StringVar(&p.memory, "policy-memory", "4GiB", "stop a policy evaluation that grows the heap by more than this (e.g. 512MiB)")
 	f.BoolVar(&p.strictLists, "strict", false, "fail when an entry of a deny, keep, true_signature or tags list matches no function (a warning otherwise)")
 	f.StringVar(&p.supplement, "dwarf-supplement", "", "the supplementary object file of an input processed with dwz -m (default: the one its .gnu_debugaltlink or .debug_sup names, next to it or under /usr/lib/debug)")
+	f.BoolVar(&p.debug, "debug", false, "write what policies print() to stderr, each line with its module and line")
+	f.Uint64Var(&p.maxInflation, "max-inflation", elffile.DefaultMaxInflation, "refuse an input whose compressed debug sections claim more than this many times its size decompressed")
 	f.BoolVar(&p.allowHiding, "allow-hiding-btf-ids", false, "let rules leave out functions the kernel references by BTF id (.BTF_ids) that pahole's rules keep")
 }
 
@@ -70,6 +83,10 @@ func (p *policyFlags) limits() (engine.Limits, error) {
 func (p *policyFlags) inputFiles(input string, extra ...string) []string {
 	files := append([]string{input}, extra...)
 	files = append(files, p.rulesFile, p.supplement)
+	for _, d := range p.dataFiles {
+		_, f := rules.DataFileSpec(d)
+		files = append(files, f)
+	}
 	return append(files, p.policies...)
 }
 
@@ -100,6 +117,14 @@ func (p *policyFlags) resolve() (*setup, error) {
 			return nil, err
 		}
 	}
+	if len(p.dataFiles) > 0 && r == nil {
+		r = &rules.Rules{}
+	}
+	for _, d := range p.dataFiles {
+		if err := r.AddDataFile(d); err != nil {
+			return nil, err
+		}
+	}
 	list, strict := "default", p.strict
 	if r != nil && r.Features != "" {
 		list = r.Features
@@ -118,6 +143,9 @@ func (p *policyFlags) resolve() (*setup, error) {
 	}
 	paths := p.policies
 	cfg := engine.Config{Features: set, NoDefault: p.noDefault, Limits: limits}
+	if p.debug {
+		cfg.Print = p.debugOut
+	}
 	if r != nil {
 		paths = append(append([]string(nil), r.Policies...), paths...)
 		cfg.Data = r.Data
@@ -184,10 +212,10 @@ func placeDataError(err error, r *rules.Rules) error {
 	if r == nil || !errors.As(err, &de) {
 		return err
 	}
-	if line := r.DataLine(de.Key, de.Index); line > 0 {
-		return fmt.Errorf("%s:%d: %w", r.File, line, err)
+	if at := r.DataPlace(de.Key, de.Index); at.File != "" {
+		return fmt.Errorf("%s: %w", at, err)
 	}
-	return fmt.Errorf("%s: %w", r.File, err)
+	return err
 }
 
 // checkUnmatched turns the list entries that matched no function into
@@ -198,8 +226,8 @@ func (p *policyFlags) checkUnmatched(res *encode.Result, r *rules.Rules) error {
 	for _, u := range res.Unmatched {
 		msg := u.String()
 		if r != nil {
-			if line := r.DataLine(u.Key, u.Index); line > 0 {
-				msg = fmt.Sprintf("%s:%d: %s", r.File, line, msg)
+			if at := r.DataPlace(u.Key, u.Index); at.Line > 0 {
+				msg = fmt.Sprintf("%s: %s", at, msg)
 			}
 		}
 		msgs = append(msgs, msg)

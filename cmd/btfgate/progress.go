@@ -98,3 +98,39 @@ func (p *progressLine) stop() {
 	}
 	p.width, p.done = 0, true
 }
+
+// newSteps returns a function that shows the step a command is at as one
+// line on stderr ("diff: comparing"), replacing the previous step, and a
+// function that erases it; both do nothing when stderr is not a terminal.
+// For commands without units to count.
+func newSteps(stderr io.Writer) (step func(string), stop func()) {
+	if !isTerminal(stderr) {
+		return func(string) {}, func() {}
+	}
+	return stepsOn(stderr)
+}
+
+// stepsOn is newSteps on any writer.
+func stepsOn(stderr io.Writer) (step func(string), stop func()) {
+	var mu sync.Mutex
+	width := 0
+	step = func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		pad := ""
+		if n := width - len(s); n > 0 {
+			pad = strings.Repeat(" ", n)
+		}
+		fmt.Fprintf(stderr, "\r%s%s", s, pad)
+		width = len(s)
+	}
+	stop = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if width > 0 {
+			fmt.Fprintf(stderr, "\r%s\r", strings.Repeat(" ", width))
+		}
+		width = 0
+	}
+	return step, stop
+}

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/btfgate/btfgate/encode"
 	"github.com/btfgate/btfgate/engine"
@@ -95,18 +95,24 @@ func reasons(rs []engine.Reason) []reasonJSON {
 // function group, then a line per variable ("kind": "variable").
 func writeReport(outs *outputs.Set, path string, res *encode.Result) error {
 	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	enc := json.NewEncoder(w)
 	for i := range res.Functions {
-		if err := enc.Encode(newReportLine(res, i, false)); err != nil {
+		if err := writeJSONLine(&buf, newReportLine(res, i, false)); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	if err := writeVariableLines(enc, res); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
+	if err := writeVariableLines(&buf, res); err != nil {
 		return err
 	}
 	return outs.Write(path, buf.Bytes(), 0o644)
+}
+
+// writeJSONLine writes v as one line of JSON, with hex strings beside
+// its addresses (withHexAddrs).
+func writeJSONLine(w io.Writer, v any) error {
+	js, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(withHexAddrs(js), '\n'))
+	return err
 }

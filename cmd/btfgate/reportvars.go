@@ -47,12 +47,12 @@ func newVarReportLine(res *encode.Result, i int) varReportLine {
 
 // writeVariableLines writes a report line per variable, after the
 // functions' lines.
-func writeVariableLines(enc *json.Encoder, res *encode.Result) error {
+func writeVariableLines(w io.Writer, res *encode.Result) error {
 	for i := range res.Variables {
 		if i >= len(res.VarDecisions) {
 			break
 		}
-		if err := enc.Encode(newVarReportLine(res, i)); err != nil {
+		if err := writeJSONLine(w, newVarReportLine(res, i)); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
