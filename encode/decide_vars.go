@@ -3,6 +3,7 @@ package encode
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/btfgate/btfgate/btf"
@@ -30,6 +31,7 @@ type datasecEntry struct {
 type varOutcome struct {
 	datasecs []datasecEntry // the entries of the variables that go in
 	dropped  int            // VARs built that the policies leave out
+	drop     []bool         // for each VAR built, in id order: it goes
 	tags     []varTag       // decl tags policies add to VARs that go in
 }
 
@@ -76,10 +78,22 @@ func decideVariables(vd *varDecider, uv unitVars, opts Options, res *Result) (va
 			"and btfgate builds VARs only for those pahole encodes (keep rules can override your own skip rules, not pahole's): %s%s",
 			len(unbuilt), strings.Join(unbuilt, "; "), more)
 	}
+	// Every VAR built has one DATASEC entry; in VAR id order they are
+	// the VARs in type order.
+	ids := make([]btf.TypeID, len(uv.datasecs))
+	for i, e := range uv.datasecs {
+		ids[i] = e.info.Type
+	}
+	slices.Sort(ids)
 	dropped := 0
 	for _, e := range uv.datasecs {
 		d := &ds[e.fact]
 		if !d.Include {
+			if out.drop == nil {
+				out.drop = make([]bool, len(ids))
+			}
+			rank, _ := slices.BinarySearch(ids, e.info.Type)
+			out.drop[rank] = true
 			out.dropped++
 			continue
 		}

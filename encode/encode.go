@@ -277,7 +277,7 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	res.Overlapped = append(res.Overlapped, Phase{"dedup passes beside decode", pipe.busy})
 	res.Types = deduped
 	if vo.dropped > 0 {
-		if res.Types, err = dropUnlistedVars(deduped, vo.dropped); err != nil {
+		if res.Types, err = dropVars(deduped, vo.drop); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
