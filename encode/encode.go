@@ -199,7 +199,12 @@ func encodeFile(path string, opts Options) (*Result, error) {
 		pipe = startDedupPipe(all, int(all.NextID())+types, words)
 		defer pipe.wait() // on early returns too
 	}
-	states, uv, skippedRefs, err := convertUnits(in, opts, fo, side, excluded, all, pipe)
+	// The policies compile beside the read; the variables are decided
+	// beside the walks as their units are spliced.
+	policy := sync.OnceValues(func() (*engine.Engine, error) { return policyOf(opts) })
+	vd := newVarDecider(policy)
+	defer vd.abandon()
+	states, uv, skippedRefs, err := convertUnits(in, opts, fo, side, excluded, all, pipe, vd)
 	if serr := side.wait(); serr != nil {
 		return nil, serr // the ELF's error first, as when it was read first
 	}
@@ -221,23 +226,36 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	groups := groupStates(all, states, elf, opts.Features, fo.relocatable)
 	res.Functions = groupFacts(groups, elf, in.SectionName, opts.Detail)
 	lap("facts")
-	pol, err := policyOf(opts)
+	pol, err := policy()
 	if err != nil {
 		return nil, err
 	}
 	include, extra, err := decideGroups(pol, all, groups, elf, in.SectionName, opts, res)
-	var refused *engine.ViolationsError
-	if err != nil && opts.DecideOnly && errors.As(err, &refused) && res.Decisions != nil {
-		res.Types = all
-		return res, fmt.Errorf("%s: policy: %w", path, err)
-	}
-	if err != nil {
+	fnRefused := refusal(err)
+	if err != nil && (fnRefused == nil || res.Decisions == nil) {
 		return nil, fmt.Errorf("%s: policy: %w", path, err)
 	}
 	res.Variables = uv.facts
-	vo, err := decideVariables(pol, uv, opts, res)
-	if err != nil {
+	vo, err := decideVariables(vd, uv, opts, res)
+	varRefused := refusal(err)
+	if err != nil && (varRefused == nil || res.VarDecisions == nil) {
 		return nil, fmt.Errorf("%s: policy: %w", path, err)
+	}
+	if fnRefused != nil || varRefused != nil {
+		// Deny rules refuse outcomes of functions, variables or both:
+		// one error names them all.
+		var vs []engine.Violation
+		for _, r := range []*engine.ViolationsError{fnRefused, varRefused} {
+			if r != nil {
+				vs = append(vs, r.Violations...)
+			}
+		}
+		err := fmt.Errorf("%s: policy: %w", path, &engine.ViolationsError{Violations: vs})
+		if opts.DecideOnly {
+			res.Types = all
+			return res, err
+		}
+		return nil, err
 	}
 	lap("policy")
 	if opts.DecideOnly {
@@ -266,7 +284,7 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	res.Overlapped = append(res.Overlapped, Phase{"dedup passes beside decode", pipe.busy})
 	res.Types = deduped
 	if vo.dropped > 0 {
-		if res.Types, err = dropUnlistedVars(deduped, vo.dropped); err != nil {
+		if res.Types, err = dropVars(deduped, vo.drop); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
@@ -283,7 +301,9 @@ func encodeFile(path string, opts Options) (*Result, error) {
 // pahole merges (loader.Input.Merge) are walked and converted as one. It
 // also returns the number of references that read as void because they
 // point into a unit the language exclusion left out of a merge.
-func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSide, excluded map[uint64]bool, dst *btf.Types, pipe *dedupPipe) ([]funcState, unitVars, int, error) {
+//
+// vd, if not nil, gets the variables' facts as their units are spliced.
+func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSide, excluded map[uint64]bool, dst *btf.Types, pipe *dedupPipe, vd *varDecider) ([]funcState, unitVars, int, error) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -422,6 +442,9 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 			r.vars[k].ID = firstVar + k
 		}
 		vars = append(vars, r.vars...)
+		if vd != nil {
+			vd.add(r.vars)
+		}
 		for _, si := range r.infos {
 			datasecs = append(datasecs, datasecEntry{section: si.section, fact: firstVar + si.fact, info: btf.VarSecinfo{
 				Type: r.frag.VarIDs[si.varIdx] + tailShift, Offset: si.offset, Size: si.size}})

@@ -29,7 +29,7 @@ type Config struct {
 	// NoDefault leaves out the default rule families (pahole's six skip
 	// rules and the configuration lists); decision assembly is still
 	// loaded, so every function goes in unless a rule in Modules says
-	// otherwise.
+	// otherwise. pahole's variable rules stay (policies.Framework).
 	NoDefault bool
 	// Data is mounted at data.btfgate.config (see the package doc for the
 	// lists the default set reads). It must be JSON-like: maps with string
