@@ -48,3 +48,24 @@ func TestListEntriesMatchingNothing(t *testing.T) {
 		t.Error("--strict: output written")
 	}
 }
+
+// TestPolicyLintWarnings: a fact typo in a policy module is a warning
+// naming the module and line, and an error with --strict (issue 18, "Why"
+// 1: input.functions[id].nmae did nothing, exit 0).
+func TestPolicyLintWarnings(t *testing.T) {
+	pol := filepath.Join(t.TempDir(), "typo.rego")
+	src := "package btfgate.functions\n\nexclude.typo := {id: {\"x\"} |\n\tsome id, _ in input.functions\n\tinput.functions[id].nmae == \"fn_driver\"\n}\n"
+	if err := os.WriteFile(pol, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "o.btf")
+	_, stderr, err := run(t, "encode", "--summary=none", "--policy", pol, "-o", out, fixture)
+	want := pol + `:5: no function fact is named "nmae" (did you mean "name"?): it is always undefined`
+	if err != nil || !strings.Contains(stderr, "btfgate: warning: "+want) {
+		t.Errorf("encode: %v, stderr:\n%s\nwant the warning %q", err, stderr, want)
+	}
+	_, _, err = run(t, "encode", "--strict", "--policy", pol, "-o", out, fixture)
+	if err == nil || !strings.Contains(err.Error(), "--strict: 1 thing in the policy modules does nothing") || !strings.Contains(err.Error(), want) {
+		t.Errorf("--strict: %v", err)
+	}
+}
