@@ -17,12 +17,20 @@ func TestValidatorNotStricterThanTheKernel(t *testing.T) {
 		{"varargs", "", func(t *Types, s *Strings) {
 			t.AddFuncProto(1, []Param{{Name: s.Add("x"), Type: 1}, {}})
 		}},
+		// What the encoder writes in place of pahole's overlapping
+		// entries: a VAR no DATASEC holds, entries that touch.
+		{"var outside any datasec", "", func(t *Types, s *Strings) {
+			a := t.AddVar(s.Add("a"), 1, 1)
+			t.AddVar(s.Add("b"), 1, 1)
+			c := t.AddVar(s.Add("c"), 1, 1)
+			t.AddDatasec(s.Add(".data"), 12, []VarSecinfo{{Type: a, Offset: 0, Size: 4}, {Type: c, Offset: 4, Size: 4}})
+		}},
 	} {
 		strs := NewStrings()
 		types := NewTypes(strs)
 		types.AddInt(strs.Add("int"), 4, IntSigned, 0, 32)
 		c.build(types, strs)
-		if _, err := types.Validate(); err != nil {
+		if err := types.Validate(); err != nil {
 			t.Errorf("%s: validator: %v", c.name, err)
 		}
 		raw, err := types.Marshal(binary.LittleEndian)

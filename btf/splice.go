@@ -5,6 +5,23 @@ import (
 	"unsafe"
 )
 
+// Fragment is one compile unit's BTF before it is spliced into the whole
+// (package convert builds them from DWARF).
+//
+// Types holds the CU's types with local ids equal to the type table ids. An
+// array's index type is the external reference Types.Len()+1, because which
+// "int" pahole uses depends on earlier CUs. Tail holds what follows the
+// types (decl tags, later variables); its references to CU type x are
+// written as Tail.Len()+x.
+type Fragment struct {
+	Types    *Types
+	Tail     *Types
+	Strs     []string // the names: a name field holds 1 + its index here, 0 for ""
+	IntID    TypeID   // the CU's first base type named "int", 0 if none
+	HasArray bool     // the CU has arrays (pahole's need_index_type)
+	VarIDs   []TypeID // tail-local id of each variable's VAR
+}
+
 // Splicer appends CU fragments to one Types in CU order, reproducing how
 // pahole numbers types across CUs: each CU's types, then (once) the
 // synthetic "int" used as array index type, then the CU's tail.
@@ -130,7 +147,7 @@ func (s *Splicer) intern(str string) uint32 {
 	p := uintptr(unsafe.Pointer(unsafe.StringData(str)))
 	for i := range s.secs {
 		sec := &s.secs[i]
-		off, ok := sec.offset(p)
+		off, ok := sec.Offset(p)
 		if !ok {
 			continue
 		}

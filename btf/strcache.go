@@ -18,8 +18,7 @@ import (
 // size). A slot remembers the offset it was filled for, since a run may
 // start several strings (the linker stores "bar" as the tail of
 // "foo_bar"): a lookup at another offset of the run misses and goes by
-// content. (The converters intern a unit's names in a table of their own,
-// see localStrings.)
+// content. (The converters intern a unit's names in a table of their own.)
 type strSection struct {
 	*strRuns
 	slots []strSlot // per run
@@ -27,14 +26,14 @@ type strSection struct {
 
 // strRuns numbers the NUL-terminated runs of one section.
 type strRuns struct {
-	strBounds
+	StrSpan
 	nul  []uint64 // bit i: section byte i is NUL
 	rank []uint32 // NULs before word i of nul
 	runs int
 }
 
-// strBounds is where a section lies in memory.
-type strBounds struct {
+// StrSpan is where one string section lies in memory.
+type StrSpan struct {
 	base, size uintptr
 }
 
@@ -49,7 +48,7 @@ type strSlot struct {
 // sections must stay mapped while it is used.
 type StringSections struct {
 	data   [][]byte
-	bounds []strBounds
+	bounds []StrSpan
 }
 
 // IndexStringSections records secs (empty ones are skipped). It only notes
@@ -60,14 +59,15 @@ func IndexStringSections(secs ...[]byte) *StringSections {
 	for _, sec := range secs {
 		if len(sec) > 0 {
 			x.data = append(x.data, sec)
-			x.bounds = append(x.bounds, strBounds{uintptr(unsafe.Pointer(unsafe.SliceData(sec))), uintptr(len(sec))})
+			x.bounds = append(x.bounds, StrSpan{uintptr(unsafe.Pointer(unsafe.SliceData(sec))), uintptr(len(sec))})
 		}
 	}
 	return x
 }
 
-// sections returns where the sections lie (none for a nil x).
-func (x *StringSections) sections() []strBounds {
+// Spans returns where the sections lie, in the order given (none for a nil
+// x). A converter keys the names it finds there by section and offset.
+func (x *StringSections) Spans() []StrSpan {
 	if x == nil {
 		return nil
 	}
@@ -89,7 +89,7 @@ func (x *StringSections) caches() []strSection {
 
 // newStrRuns indexes sec.
 func newStrRuns(sec []byte) *strRuns {
-	s := &strRuns{strBounds: strBounds{uintptr(unsafe.Pointer(unsafe.SliceData(sec))), uintptr(len(sec))},
+	s := &strRuns{StrSpan: StrSpan{uintptr(unsafe.Pointer(unsafe.SliceData(sec))), uintptr(len(sec))},
 		nul: make([]uint64, (len(sec)+63)/64)}
 	runs := 1 // the last run may lack its NUL
 	for i := 0; ; {
@@ -112,9 +112,9 @@ func newStrRuns(sec []byte) *strRuns {
 	return s
 }
 
-// offset returns the offset in the section of the string starting at p,
+// Offset returns the offset in the section of the string starting at p,
 // and false if p is outside the section.
-func (s *strBounds) offset(p uintptr) (uint32, bool) {
+func (s *StrSpan) Offset(p uintptr) (uint32, bool) {
 	off := p - s.base
 	return uint32(off), off < s.size
 }

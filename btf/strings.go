@@ -250,25 +250,6 @@ func (x *strIndex) insert(slot int, h uint64, off uint32) {
 	}
 }
 
-// remapBytes adds every own string of from to s, in from's order, and
-// returns (appended to buf) the new offset of every byte of from's own
-// section, so that an offset into the middle of a string maps too.
-func (s *Strings) remapBytes(from *Strings, buf []uint32) []uint32 {
-	d := from.data
-	if cap(buf) < len(d) {
-		buf = make([]uint32, 0, len(d))
-	}
-	buf = buf[:len(d)]
-	from.forEach(func(off uint32, str string) {
-		n := s.Add(str)
-		rel := off - from.start
-		for j := range uint32(len(str)) + 1 {
-			buf[rel+j] = n + j
-		}
-	})
-	return buf
-}
-
 // parseStrings wraps a copy of a raw string section. start is the offset of
 // its first byte (the base's size for split BTF).
 func parseStrings(sec []byte, base *Strings) (*Strings, error) {

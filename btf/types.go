@@ -32,8 +32,6 @@ type Types struct {
 	offs  []uint32 // offs[i]: index in words of type FirstID()+i
 	err   error    // first builder error
 
-	scratch []uint32 // reused by Append
-
 	origin *Types // what a View was taken from, nil otherwise
 
 	// valid counts the first own types known to refer only to existing
@@ -90,6 +88,11 @@ func NewTypes(strs *Strings) *Types {
 // split string table on base.Strings.
 func NewSplitTypes(base *Types) *Types {
 	return &Types{Strings: NewSplitStrings(base.Strings), Base: base}
+}
+
+// Reset empties t for reuse, keeping its buffers.
+func (t *Types) Reset() {
+	t.words, t.offs, t.err, t.valid = t.words[:0], t.offs[:0], nil, 0
 }
 
 // Len returns the number of own types (void and base types excluded).

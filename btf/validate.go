@@ -28,34 +28,26 @@ const ksymNameLen = 512
 // entries, decl tag components, and loops (a chain of modifiers or pointers
 // that comes back to itself, a struct, union or array that holds itself by
 // value). The error is a *ValidationError naming the first type at fault.
-//
-// One breach is pahole 1.31's own and only a warning: with global_var it
-// writes every variable at an address into the DATASEC with its DWARF
-// size, so entries overlap when a variable is declared in two units
-// (linux_banner, 97 and 126 bytes), when the linker folded two identical
-// constants (clang: addrmode_regoffs and pt_regoff) or when the compiler
-// stored a variable in fewer bytes than its type (clang: bhi_mitigation, an
-// enum in one byte); the kernel refuses an overlap as "Invalid offset".
-// Reproducing pahole's output takes writing them, so overlaps come back as
-// warnings, one per entry.
-func (t *Types) Validate() (warnings []string, err error) {
+// A DATASEC entry that starts before the end of an entry before it is one:
+// the kernel refuses it as "Invalid offset" (pahole 1.31's global_var
+// writes such entries; the encoder leaves them out).
+func (t *Types) Validate() error {
 	if err := t.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	v := validator{t: t, first: t.FirstID(), next: t.NextID()}
 	for i := range t.offs {
 		id := v.first + TypeID(i)
 		if msg := v.check(t.Type(id)); msg != "" {
-			return v.warnings, v.fail(id, msg)
+			return v.fail(id, msg)
 		}
 	}
-	return v.warnings, v.loops()
+	return v.loops()
 }
 
 type validator struct {
 	t           *Types
 	first, next TypeID
-	warnings    []string
 }
 
 func (v *validator) fail(id TypeID, msg string) error {
@@ -272,7 +264,7 @@ func (v *validator) datasec(ty Type, name string) string {
 	if ty.Size() == 0 {
 		return "DATASEC of size 0"
 	}
-	end, last := uint64(0), uint64(0)
+	end := uint64(0)
 	for i := 0; i < ty.Vlen(); i++ {
 		e := ty.Secinfo(i)
 		if msg := v.ref(e.Type, false, fmt.Sprintf("entry %d", i)); msg != "" {
@@ -282,14 +274,15 @@ func (v *validator) datasec(ty Type, name string) string {
 			return fmt.Sprintf("entry %d is type %d, a %v, not a VAR", i, e.Type, k)
 		}
 		off, size := uint64(e.Offset), uint64(e.Size)
-		if size == 0 || off < last || off+size > uint64(ty.Size()) {
-			return fmt.Sprintf("entry %d (%s) at %#x size %d is empty, out of order or leaves the section (size %d)",
+		if size == 0 || off+size > uint64(ty.Size()) {
+			return fmt.Sprintf("entry %d (%s) at %#x size %d is empty or leaves the section (size %d)",
 				i, v.t.Name(e.Type), e.Offset, e.Size, ty.Size())
 		}
 		if off < end {
-			v.warnings = append(v.warnings, fmt.Sprintf("DATASEC %s entry %d (%s) at %#x overlaps the entry before it, as pahole 1.31 writes aliases and shrunk variables: the kernel refuses the overlap", name, i, v.t.Name(e.Type), e.Offset))
+			return fmt.Sprintf("entry %d (%s) at %#x overlaps an entry before it, which ends at %#x",
+				i, v.t.Name(e.Type), e.Offset, end)
 		}
-		last, end = off, max(end, off+size)
+		end = off + size
 	}
 	return ""
 }

@@ -1,7 +1,8 @@
 // Package elfedit adds or replaces sections (.BTF, .BTF.base) in an ELF
 // file image, in pure Go, the way "objcopy --add-section" or pahole's
 // in-place update does; writing the result is the caller's
-// (internal/outputs).
+// (internal/outputs). It reads the image through loader/elffile, which
+// checks it, and owns only the rewriting of the section header table.
 //
 // The new data and a new section header table go at the end of the file;
 // the old header table and replaced section data stay behind as unused
@@ -22,6 +23,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/btfgate/btfgate/loader/elffile"
 )
 
 // Section is a section to add or replace.
@@ -30,34 +33,21 @@ type Section struct {
 	Data []byte
 }
 
-const (
-	shtProgbits  = 1
-	shtNobits    = 8
-	shnLoreserve = 0xff00
-	shnXindex    = 0xffff
-)
-
-// image is a parsed ELF file being edited.
+// image is an ELF file being edited: what elffile read of it, and copies of
+// the section headers to rewrite.
 type image struct {
-	path     string
-	data     []byte
 	order    binary.ByteOrder
 	is64     bool
-	shoff    uint64
 	shentsz  uint64
-	shnum    uint64
 	shstrndx uint64
+	names    []string // section names, in index order
 	headers  [][]byte // copies of the section headers
 }
 
 // Edit returns a copy of the ELF image data (named path in errors) with
 // secs added or replaced.
 func Edit(path string, data []byte, secs ...Section) ([]byte, error) {
-	im, err := parse(path, data)
-	if err != nil {
-		return nil, err
-	}
-	shstr, err := im.sectionData(im.shstrndx)
+	im, shstr, err := parse(path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -65,14 +55,14 @@ func Edit(path string, data []byte, secs ...Section) ([]byte, error) {
 	out := bytes.NewBuffer(append([]byte(nil), data...))
 	for _, s := range secs {
 		idx := -1
-		for i := range im.headers {
-			if im.name(i, shstr) == s.Name {
+		for i, name := range im.names {
+			if name == s.Name {
 				idx = i
 				break
 			}
 		}
-		if idx >= 0 && im.typ(idx) == shtNobits {
-			im.put32(im.headers[idx], 4, shtProgbits)
+		if idx >= 0 && im.typ(idx) == elffile.SHT_NOBITS {
+			im.put32(im.headers[idx], 4, elffile.SHT_PROGBITS)
 		}
 		off := align(uint64(out.Len()), 8)
 		out.Write(make([]byte, off-uint64(out.Len())))
@@ -82,8 +72,9 @@ func Edit(path string, data []byte, secs ...Section) ([]byte, error) {
 			names = append(append(names, s.Name...), 0)
 			h := make([]byte, im.shentsz)
 			im.put32(h, 0, uint32(nameOff))
-			im.put32(h, 4, shtProgbits)
+			im.put32(h, 4, elffile.SHT_PROGBITS)
 			im.headers = append(im.headers, h)
+			im.names = append(im.names, s.Name)
 			idx = len(im.headers) - 1
 			im.setAlign(idx, 1)
 		}
@@ -108,74 +99,34 @@ func Edit(path string, data []byte, secs ...Section) ([]byte, error) {
 
 func align(v, a uint64) uint64 { return (v + a - 1) &^ (a - 1) }
 
-func parse(path string, data []byte) (*image, error) {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
+// parse reads data through elffile (which checks the header and the
+// section table) and copies the section headers, which Edit rewrites. It
+// also returns the section name table.
+func parse(path string, data []byte) (*image, []byte, error) {
+	f, err := elffile.NewFile(path, data)
+	if err != nil {
+		return nil, nil, err
 	}
-	if len(data) < 52 || string(data[:4]) != "\x7fELF" {
-		return nil, bad("not an ELF file")
-	}
-	im := &image{path: path, data: data}
-	switch data[5] {
-	case 1:
-		im.order = binary.LittleEndian
-	case 2:
-		im.order = binary.BigEndian
-	default:
-		return nil, bad("bad EI_DATA %d", data[5])
-	}
-	switch data[4] {
-	case 1:
-		im.shoff = uint64(im.order.Uint32(data[32:]))
-		im.shentsz = uint64(im.order.Uint16(data[46:]))
-		im.shnum = uint64(im.order.Uint16(data[48:]))
-		im.shstrndx = uint64(im.order.Uint16(data[50:]))
-	case 2:
-		if len(data) < 64 {
-			return nil, bad("truncated ELF header")
-		}
-		im.is64 = true
-		im.shoff = im.order.Uint64(data[40:])
-		im.shentsz = uint64(im.order.Uint16(data[58:]))
-		im.shnum = uint64(im.order.Uint16(data[60:]))
-		im.shstrndx = uint64(im.order.Uint16(data[62:]))
-	default:
-		return nil, bad("bad EI_CLASS %d", data[4])
-	}
+	t := f.SectionTable()
 	want := uint64(40)
-	if im.is64 {
+	if f.Class == elffile.Class64 {
 		want = 64
 	}
-	if im.shentsz != want || im.shoff == 0 || im.shoff > uint64(len(data)) || uint64(len(data))-im.shoff < want {
-		return nil, bad("no usable section header table (e_shoff %#x, e_shentsize %d)", im.shoff, im.shentsz)
+	if t.Offset == 0 || t.EntrySize != want || t.Names == 0 {
+		return nil, nil, fmt.Errorf("%s: no usable section header table (e_shoff %#x, e_shentsize %d, section names in section %d)",
+			path, t.Offset, t.EntrySize, t.Names)
 	}
-	first := data[im.shoff : im.shoff+want]
-	if im.shnum == 0 {
-		im.shnum = im.field(first, fSize) // extended numbering: sh_size of section 0
+	shstr, err := f.SectionData(&f.Sections[t.Names])
+	if err != nil {
+		return nil, nil, err
 	}
-	if im.shstrndx == shnXindex {
-		im.shstrndx = uint64(im.order.Uint32(first[im.linkOff():]))
-	}
-	if im.shnum > (uint64(len(data))-im.shoff)/want {
-		return nil, bad("section header table of %d entries runs past the end of the file", im.shnum)
-	}
-	if im.shstrndx >= im.shnum {
-		return nil, bad("e_shstrndx %d out of range", im.shstrndx)
-	}
-	for i := uint64(0); i < im.shnum; i++ {
-		at := im.shoff + i*want
+	im := &image{order: f.ByteOrder, is64: f.Class == elffile.Class64, shentsz: want, shstrndx: uint64(t.Names)}
+	for i := range f.Sections {
+		at := t.Offset + uint64(i)*want
 		im.headers = append(im.headers, append([]byte(nil), data[at:at+want]...))
+		im.names = append(im.names, f.Sections[i].Name)
 	}
-	return im, nil
-}
-
-// field reads a section header field (fOffset, fSize, fAlign) of h.
-func (im *image) field(h []byte, which int) uint64 {
-	off, size := im.fieldPos(which)
-	if size == 4 {
-		return uint64(im.order.Uint32(h[off:]))
-	}
-	return im.order.Uint64(h[off:])
+	return im, shstr, nil
 }
 
 func (im *image) setField(h []byte, which int, v uint64) {
@@ -234,39 +185,18 @@ func (im *image) setPlace(i int, off, size uint64) {
 	im.setField(im.headers[i], fSize, size)
 }
 
-func (im *image) name(i int, shstr []byte) string {
-	off := uint64(im.order.Uint32(im.headers[i]))
-	if off >= uint64(len(shstr)) {
-		return ""
-	}
-	end := bytes.IndexByte(shstr[off:], 0)
-	if end < 0 {
-		return ""
-	}
-	return string(shstr[off : off+uint64(end)])
-}
-
-func (im *image) sectionData(i uint64) ([]byte, error) {
-	h := im.headers[i]
-	off, size := im.field(h, fOffset), im.field(h, fSize)
-	if off > uint64(len(im.data)) || size > uint64(len(im.data))-off {
-		return nil, fmt.Errorf("%s: section %d runs past the end of the file", im.path, i)
-	}
-	return im.data[off : off+size], nil
-}
-
 // setHeaderTable points the ELF header at the new section header table,
 // using extended numbering when the count does not fit.
 func (im *image) setHeaderTable(b []byte, shoff, count uint64) {
 	shnum, shstrndx := count, im.shstrndx
 	first := b[shoff : shoff+im.shentsz]
-	if count >= shnLoreserve {
+	if count >= elffile.SHN_LORESERVE {
 		im.setField(first, fSize, count)
 		shnum = 0
 	}
-	if im.shstrndx >= shnLoreserve {
+	if im.shstrndx >= elffile.SHN_LORESERVE {
 		im.order.PutUint32(first[im.linkOff():], uint32(im.shstrndx))
-		shstrndx = shnXindex
+		shstrndx = elffile.SHN_XINDEX
 	}
 	if im.is64 {
 		im.order.PutUint64(b[40:], shoff)

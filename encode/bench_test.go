@@ -32,11 +32,13 @@ import (
 	"testing"
 
 	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/convert"
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/facts"
 	"github.com/btfgate/btfgate/features"
 	"github.com/btfgate/btfgate/internal/corpus"
 	"github.com/btfgate/btfgate/loader"
+	"github.com/btfgate/btfgate/loader/elffile"
 )
 
 // benchLoop runs op under b.Loop and reports allocations and CPU time per
@@ -195,7 +197,7 @@ func jobsName(jobs int) string { return "j" + string(rune('0'+jobs)) }
 type benchTables struct {
 	in   *loader.Input
 	tabs []*loader.TypeTable // nil for units Encode does not convert
-	vars [][]btf.CUVar
+	vars [][]convert.Var
 }
 
 func (t *benchTables) close() { t.in.Close() }
@@ -212,7 +214,7 @@ func walkAll(b *testing.B, path string) *benchTables {
 	set := opts.Features
 	walker := loader.NewWalker(in.DWARF, in.ELF.ByteOrder, loader.WalkOptions{TypeTags: set.TypeTag,
 		DeclTags: set.DeclTag, TrueSignature: set.TrueSignature, Arch: loader.ArchFor(in.ELF.Machine)})
-	t := &benchTables{in: in, tabs: make([]*loader.TypeTable, len(in.Units)), vars: make([][]btf.CUVar, len(in.Units))}
+	t := &benchTables{in: in, tabs: make([]*loader.TypeTable, len(in.Units)), vars: make([][]convert.Var, len(in.Units))}
 	for i := range in.Units {
 		u := &in.Units[i]
 		if !wantUnit(u) {
@@ -222,29 +224,29 @@ func walkAll(b *testing.B, path string) *benchTables {
 		if err := walker.Walk(u, tab); err != nil {
 			b.Fatal(err)
 		}
-		vars, _, err := filterVars(tab, vs)
+		cv, err := filterVars(tab, vs)
 		if err != nil {
 			b.Fatal(err)
 		}
-		t.tabs[i], t.vars[i] = tab, vars
+		t.tabs[i], t.vars[i] = tab, cv.vars
 	}
 	return t
 }
 
-func convertOptions() btf.ConvertOptions {
+func convertOptions() convert.Options {
 	set := features.Default()
-	return btf.ConvertOptions{Float: set.Float, Enum64: set.Enum64}
+	return convert.Options{Float: set.Float, Enum64: set.Enum64}
 }
 
 // BenchmarkConvert maps every unit's type table to a BTF fragment
-// (btf.Converter.Convert) on one goroutine, reusing one fragment's buffers
+// (convert.Converter.Convert) on one goroutine, reusing one fragment's buffers
 // as Encode's workers do once fragments come back from splicing.
 // filterVars and saving function states are not included.
 func BenchmarkConvert(b *testing.B) {
 	path := benchCorpus(b)
 	t := benchFixture(b, "tables", func() *benchTables { return walkAll(b, path) })
 	b.SetBytes(int64(t.in.InfoSize))
-	conv := btf.NewConverter(convertOptions(), btf.IndexStringSections(t.in.DebugStr, t.in.DebugLineStr))
+	conv := convert.New(convertOptions(), btf.IndexStringSections(t.in.DebugStr, t.in.DebugLineStr))
 	var frag *btf.Fragment
 	types := 0
 	benchLoop(b, func() {
@@ -277,7 +279,7 @@ func BenchmarkSplice(b *testing.B) {
 	path := benchCorpus(b)
 	f := benchFixture(b, "fragments", func() *benchFragments {
 		t := walkAll(b, path)
-		conv := btf.NewConverter(convertOptions(), btf.IndexStringSections(t.in.DebugStr, t.in.DebugLineStr))
+		conv := convert.New(convertOptions(), btf.IndexStringSections(t.in.DebugStr, t.in.DebugLineStr))
 		f := &benchFragments{in: t.in}
 		for i, tab := range t.tabs {
 			if tab == nil {
@@ -347,7 +349,7 @@ func buildPipeline(tb testing.TB, path string) *benchPipeline {
 	if err := loader.MarkBTFIDs(in.ELF, syms, p.elf); err != nil {
 		tb.Fatal(err)
 	}
-	p.relocat = in.ELF.Type == elfTypeRel
+	p.relocat = in.ELF.Type == elffile.ET_REL
 	fo := &cuFuncOptions{elf: p.elf, arch: loader.ArchFor(in.ELF.Machine),
 		trueSignature: opts.Features.TrueSignature, relocatable: p.relocat}
 	vs := newVarSections(in, syms, opts)
@@ -378,7 +380,7 @@ func buildPipeline(tb testing.TB, path string) *benchPipeline {
 	if err := emitFunctions(p.all, groups, include, extra, p.elf, opts.Features); err != nil {
 		tb.Fatal(err)
 	}
-	emitDatasecs(p.all, datasecs, in.ELF.Sections)
+	emitDatasecs(p.all, datasecs.datasecs, in.ELF.Sections)
 	return p
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/convert"
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/facts"
 	"github.com/btfgate/btfgate/features"
@@ -49,9 +50,17 @@ type Options struct {
 	// BaseCache, if set, keeps BasePath's base prepared for the next
 	// encodes on it (see BaseCache).
 	BaseCache *BaseCache
+	// MaxInflation bounds what the input's compressed sections may claim
+	// decompressed, as a multiple of its size (0: elffile's default, see
+	// elffile.Limits).
+	MaxInflation uint64
 	// LangExclude skips compile units whose DW_AT_language is one of these
 	// (pahole's --lang_exclude names, e.g. "rust").
 	LangExclude []string
+	// Supplement names the supplementary object file of an input processed
+	// with dwz -m, instead of the one its .gnu_debugaltlink or .debug_sup
+	// names (loader.OpenOptions).
+	Supplement string
 	// Progress, if set, is called from one goroutine as compile units are
 	// spliced, in order: done of total units. It must return quickly.
 	Progress func(done, total int)
@@ -85,11 +94,19 @@ type Result struct {
 	ByteOrder binary.ByteOrder
 	Functions []facts.Function
 	Decisions []engine.Decision // one per function group, same order
+	// Variables are the facts of every variable with a static address,
+	// VarDecisions the policies' decision on each, same order.
+	Variables    []facts.Variable
+	VarDecisions []engine.Decision
 	// Instances holds, with Options.Detail, every instance of each group.
 	Instances [][]facts.Instance
 	// AnnotationsDropped says why the decl tags policies asked for
 	// (Decision.Annotations) are not in the BTF: DeclTagOff, or "".
 	AnnotationsDropped string
+	// DroppedEntries counts the DATASEC entries left out because they
+	// overlap an earlier entry (pahole 1.31 writes them; the kernel refuses
+	// them).
+	DroppedEntries int
 	// Warnings are things the encode did not do as asked, for people.
 	Warnings []string
 	// Unmatched are the configuration list entries that matched no
@@ -129,7 +146,11 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	}
 
 	base := loadBaseBeside(opts)
-	in, err := loader.Open(path)
+	lim := elffile.DefaultLimits()
+	if opts.MaxInflation > 0 {
+		lim.MaxInflation = opts.MaxInflation
+	}
+	in, err := loader.OpenWith(path, loader.OpenOptions{Supplement: opts.Supplement, Limits: lim})
 	if opts.Base, err = base.wait(err); err != nil {
 		if in != nil {
 			in.Close()
@@ -156,7 +177,7 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	lap("read")
 
 	fo := &cuFuncOptions{arch: loader.ArchFor(in.ELF.Machine),
-		trueSignature: opts.Features.TrueSignature, relocatable: in.ELF.Type == elfTypeRel}
+		trueSignature: opts.Features.TrueSignature, relocatable: in.ELF.Type == elffile.ET_REL}
 	side := readELFSide(in, opts, fo) // beside the first units' walks
 	defer side.wait()                 // it reads the mapping in.Close unmaps
 	all := btf.NewTypes(btf.NewStrings())
@@ -171,7 +192,7 @@ func encodeFile(path string, opts Options) (*Result, error) {
 		pipe = startDedupPipe(all, int(all.NextID())+types, words)
 		defer pipe.wait() // on early returns too
 	}
-	states, datasecs, skippedRefs, err := convertUnits(in, opts, fo, side, excluded, all, pipe)
+	states, uv, skippedRefs, err := convertUnits(in, opts, fo, side, excluded, all, pipe)
 	if serr := side.wait(); serr != nil {
 		return nil, serr // the ELF's error first, as when it was read first
 	}
@@ -206,6 +227,11 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: policy: %w", path, err)
 	}
+	res.Variables = uv.facts
+	vo, err := decideVariables(pol, uv, opts, res)
+	if err != nil {
+		return nil, fmt.Errorf("%s: policy: %w", path, err)
+	}
 	lap("policy")
 	if opts.DecideOnly {
 		res.Types = all
@@ -214,7 +240,11 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	if err := emitFunctions(all, groups, include, extra, elf, opts.Features); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	emitDatasecs(all, datasecs, in.ELF.Sections)
+	addVarTags(all, vo.tags)
+	if dropped := emitDatasecs(all, vo.datasecs, in.ELF.Sections); len(dropped) > 0 {
+		res.DroppedEntries = len(dropped)
+		res.Warnings = append(res.Warnings, overlapWarning(all, dropped))
+	}
 	if err := all.Err(); err != nil { // a type BTF cannot hold (too many parameters, variables)
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -228,6 +258,11 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	res.DedupRestarted = pipe.dd.Restarted
 	res.Overlapped = append(res.Overlapped, Phase{"dedup passes beside decode", pipe.busy})
 	res.Types = deduped
+	if vo.dropped > 0 {
+		if res.Types, err = dropUnlistedVars(deduped, vo.dropped); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	lap("dedup")
 	if err := validateOutput(path, res); err != nil {
 		return nil, err
@@ -241,7 +276,7 @@ func encodeFile(path string, opts Options) (*Result, error) {
 // pahole merges (loader.Input.Merge) are walked and converted as one. It
 // also returns the number of references that read as void because they
 // point into a unit the language exclusion left out of a merge.
-func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSide, excluded map[uint64]bool, dst *btf.Types, pipe *dedupPipe) ([]funcState, []datasecEntry, int, error) {
+func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSide, excluded map[uint64]bool, dst *btf.Types, pipe *dedupPipe) ([]funcState, unitVars, int, error) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -251,6 +286,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 		frag    *btf.Fragment
 		states  []funcState
 		infos   []secinfo
+		vars    []facts.Variable
 		skipped int
 		err     error
 	}
@@ -264,8 +300,8 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	stop := make(chan struct{})
 	walkOpts := loader.WalkOptions{TypeTags: opts.Features.TypeTag, DeclTags: opts.Features.DeclTag,
 		TrueSignature: opts.Features.TrueSignature, Arch: fo.arch}
-	convOpts := btf.ConvertOptions{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
-	strSecs := btf.IndexStringSections(in.DebugStr, in.DebugLineStr) // shared by the workers and the splicer
+	convOpts := convert.Options{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
+	strSecs := btf.IndexStringSections(append([][]byte{in.DebugStr, in.DebugLineStr}, in.PartStrings...)...) // shared by the workers and the splicer
 
 	var wg sync.WaitGroup
 	for w := 0; w < jobs; w++ {
@@ -273,7 +309,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 		go func() {
 			defer wg.Done()
 			walker := loader.NewWalker(in.DWARF, in.ELF.ByteOrder, walkOpts)
-			conv := btf.NewConverter(convOpts, strSecs)
+			conv := convert.New(convOpts, strSecs)
 			var tab loader.TypeTable
 			// unit walks and converts unit i; a fault on the mapped input
 			// (the file truncated meanwhile) is its error.
@@ -293,7 +329,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 				if err := side.wait(); err != nil { // fo.elf and side.vs are set after it
 					return result{err: err}
 				}
-				vars, infos, err := filterVars(&tab, side.vs)
+				cv, err := filterVars(&tab, side.vs)
 				if err != nil {
 					return result{err: err}
 				}
@@ -302,14 +338,14 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 				case reuse = <-free:
 				default:
 				}
-				frag, err := conv.Convert(&tab, vars, reuse)
+				frag, err := conv.Convert(&tab, cv.vars, reuse)
 				var states []funcState
 				if err == nil {
 					states = saveStates(&tab, i, fo)
 				} else {
 					err = fmt.Errorf("%s: %w", in.Path, err)
 				}
-				return result{frag: frag, states: states, infos: infos, skipped: walker.SkippedRefs(), err: err}
+				return result{frag: frag, states: states, infos: cv.infos, vars: cv.facts, skipped: walker.SkippedRefs(), err: err}
 			}
 			for i := range next {
 				slots[i] <- unit(i)
@@ -336,6 +372,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	splicer.Grow(reservation(in))
 	var states []funcState
 	var datasecs []datasecEntry
+	var vars []facts.Variable
 	var firstErr error
 	skipped := 0
 	for i := range units {
@@ -373,8 +410,13 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 		case free <- r.frag:
 		default:
 		}
+		firstVar := len(vars)
+		for k := range r.vars {
+			r.vars[k].ID = firstVar + k
+		}
+		vars = append(vars, r.vars...)
 		for _, si := range r.infos {
-			datasecs = append(datasecs, datasecEntry{section: si.section, info: btf.VarSecinfo{
+			datasecs = append(datasecs, datasecEntry{section: si.section, fact: firstVar + si.fact, info: btf.VarSecinfo{
 				Type: r.frag.VarIDs[si.varIdx] + tailShift, Offset: si.offset, Size: si.size}})
 		}
 		states = append(states, r.states...)
@@ -383,7 +425,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	// Slots are buffered, so workers never block on them; closing stop ends
 	// the feeder, which closes next and lets the workers return.
 	wg.Wait()
-	return states, datasecs, skipped, firstErr
+	return states, unitVars{vars, datasecs}, skipped, firstErr
 }
 
 // policyOf returns the engine that decides for an encode with opts.
@@ -406,14 +448,12 @@ func withPath(path string, err error) error {
 	return fmt.Errorf("%s: %w", path, err)
 }
 
-// elfTypeRel is ET_REL: kernel modules.
-const elfTypeRel = 1
-
 // wantUnit reports whether pahole encodes the unit: compile and partial
-// units; type and skeleton units carry no types of their own here.
+// units, and the split units of skeletons (whose .dwo the loader read);
+// type and skeleton units carry no types of their own here.
 func wantUnit(u *dwarf.Unit) bool {
 	switch u.UnitType {
-	case dwarf.UTCompile, dwarf.UTPartial:
+	case dwarf.UTCompile, dwarf.UTPartial, dwarf.UTSplitCompile:
 		return true
 	}
 	return false
@@ -500,16 +540,19 @@ func parseBase(path string, raw []byte, parse func([]byte) (*btf.Types, error)) 
 }
 
 // languageCodes maps pahole's --lang_exclude names to DW_LANG values.
-func languageCodes() map[string]uint64 {
-	return map[string]uint64{
-		"c89": 0x1, "c": 0x2, "ada83": 0x3, "c_plus_plus": 0x4, "cobol74": 0x5, "cobol85": 0x6,
-		"fortran77": 0x7, "fortran90": 0x8, "pascal83": 0x9, "modula2": 0xa, "java": 0xb,
-		"c99": 0xc, "ada95": 0xd, "fortran95": 0xe, "pli": 0xf, "objc": 0x10, "objc_plus_plus": 0x11,
-		"upc": 0x12, "d": 0x13, "python": 0x14, "opencl": 0x15, "go": 0x16, "modula3": 0x17,
-		"haskell": 0x18, "c_plus_plus_03": 0x19, "c_plus_plus_11": 0x1a, "ocaml": 0x1b, "rust": 0x1c,
-		"c11": 0x1d, "swift": 0x1e, "julia": 0x1f, "dylan": 0x20, "c_plus_plus_14": 0x21,
-		"fortran03": 0x22, "fortran08": 0x23, "renderscript": 0x24, "bliss": 0x25,
-		"mips_assembler": 0x8001,
+func languageCodes() map[string]dwarf.Lang {
+	return map[string]dwarf.Lang{
+		"c89": dwarf.LangC89, "c": dwarf.LangC, "ada83": dwarf.LangAda83, "c_plus_plus": dwarf.LangCPlusPlus,
+		"cobol74": dwarf.LangCobol74, "cobol85": dwarf.LangCobol85, "fortran77": dwarf.LangFortran77,
+		"fortran90": dwarf.LangFortran90, "pascal83": dwarf.LangPascal83, "modula2": dwarf.LangModula2,
+		"java": dwarf.LangJava, "c99": dwarf.LangC99, "ada95": dwarf.LangAda95, "fortran95": dwarf.LangFortran95,
+		"pli": dwarf.LangPLI, "objc": dwarf.LangObjC, "objc_plus_plus": dwarf.LangObjCPlusPlus, "upc": dwarf.LangUPC,
+		"d": dwarf.LangD, "python": dwarf.LangPython, "opencl": dwarf.LangOpenCL, "go": dwarf.LangGo,
+		"modula3": dwarf.LangModula3, "haskell": dwarf.LangHaskell, "c_plus_plus_03": dwarf.LangCPlusPlus03,
+		"c_plus_plus_11": dwarf.LangCPlusPlus11, "ocaml": dwarf.LangOCaml, "rust": dwarf.LangRust,
+		"c11": dwarf.LangC11, "swift": dwarf.LangSwift, "julia": dwarf.LangJulia, "dylan": dwarf.LangDylan,
+		"c_plus_plus_14": dwarf.LangCPlusPlus14, "fortran03": dwarf.LangFortran03, "fortran08": dwarf.LangFortran08,
+		"renderscript": dwarf.LangRenderScript, "bliss": dwarf.LangBLISS, "mips_assembler": dwarf.LangMipsAssembler,
 	}
 }
 
@@ -529,7 +572,7 @@ func languages(names []string) (map[uint64]bool, error) {
 		if !ok {
 			return nil, fmt.Errorf("unknown language %q in the language exclusion list", n)
 		}
-		out[c] = true
+		out[uint64(c)] = true
 	}
 	return out, nil
 }

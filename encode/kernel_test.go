@@ -52,6 +52,21 @@ func TestKernelLoadsIntoRunningKernel(t *testing.T) {
 	}
 }
 
+// TestKernelLoadsAllFeatures: with global_var and true_signature, the
+// output the running kernel would refuse in pahole's form (overlapping
+// DATASEC entries) it loads in btfgate's.
+func TestKernelLoadsAllFeatures(t *testing.T) {
+	run := encodeCorpusAll(t)
+	h, err := cbtf.NewHandleFromRawBTF(run.raw)
+	if err != nil {
+		if why := bpfForbidden(err); why != "" {
+			t.Skipf("this machine does not let us load BTF (%s): %v", why, err)
+		}
+		t.Fatalf("the running kernel rejected our all-features vmlinux BTF (%d bytes): %v", len(run.raw), err)
+	}
+	h.Close()
+}
+
 // bpfForbidden says why an error means "this machine does not allow BPF"
 // rather than "the kernel rejected the BTF", or "" if it does not.
 func bpfForbidden(err error) string {

@@ -89,6 +89,12 @@ func TestLTOFixturesMatchPahole(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if base == nil { // pahole's overlapping DATASEC entries left out
+					rep, dropped := compareWithFixedReference(t, raw, ref)
+					checkDropped(t, res, dropped)
+					checkLTOReport(t, rep, known[obj+" "+name])
+					return
+				}
 				ours, err := btfdiff.FromBytes("btfgate", raw, base)
 				if err != nil {
 					t.Fatal(err)

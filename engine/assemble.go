@@ -19,12 +19,18 @@ type assembly struct {
 	// b.out), the kind of each of its Reasons.
 	kinds  map[int][]string
 	report batchReport
+	// origins maps "kind.rule" to modules: the batch's, else the engine's
+	// function rules'.
+	origins map[string]string
 }
 
 // assemble fills in the decisions of the batch's functions that some rule
 // names, from decision.rego's result object.
 func (e *Engine) assemble(result ast.Object, b batch) (batchReport, error) {
-	a := &assembly{e: e, b: b, rank: map[string]int{}, kinds: map[int][]string{}}
+	a := &assembly{e: e, b: b, rank: map[string]int{}, kinds: map[int][]string{}, origins: b.origins}
+	if a.origins == nil {
+		a.origins = e.origins
+	}
 	if a.report.problems = e.problems(result); len(a.report.problems) > 0 {
 		return a.report, nil // the verdicts are incomplete; the problems are the error
 	}
@@ -129,7 +135,7 @@ func (a *assembly) eachOfBatch(v ast.Value, fn func(i int, set ast.Set) error) e
 // rule adds one rule's verdicts to the decisions it names. Documents of
 // the wrong shape are left to the problems decision.rego reports.
 func (a *assembly) rule(kind, rule string, v ast.Value) error {
-	module := a.e.origins[kind+"."+rule]
+	module := a.origins[kind+"."+rule]
 	return a.eachOfBatch(v, func(i int, set ast.Set) error {
 		d := &a.b.out[i]
 		if _, seen := a.kinds[i]; !seen {
@@ -164,7 +170,7 @@ func (a *assembly) rule(kind, rule string, v ast.Value) error {
 // leaves documents of the wrong shape to the problems decision.rego
 // reports.
 func (a *assembly) deny(rule string, v ast.Value) error {
-	module := a.e.origins["deny."+rule]
+	module := a.origins["deny."+rule]
 	return a.eachOfBatch(v, func(i int, set ast.Set) error {
 		d := &a.b.out[i]
 		return set.Iter(func(t *ast.Term) error {

@@ -101,7 +101,7 @@ func (s *Session) decideFunctions(ctx context.Context) ([]Decision, error) {
 	for j := range jobs {
 		lo, hi := s.bounds(j)
 		wg.Go(func() {
-			reports[j], errs[j] = e.decideBatch(ctx, batch{fns, out, s.index, lo, hi}, s.batchInput(j))
+			reports[j], errs[j] = e.decideBatch(ctx, batch{fns: fns, out: out, index: s.index, lo: lo, hi: hi}, s.batchInput(j))
 			if errs[j] != nil {
 				cancel()
 			}
@@ -177,6 +177,9 @@ type batch struct {
 	out    []Decision
 	index  map[int]int
 	lo, hi int
+	// origins, if set, attributes the batch's rules (variables' rules
+	// live in another package than functions').
+	origins map[string]string
 }
 
 // decideBatch evaluates one batch and fills in the decisions of the

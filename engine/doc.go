@@ -16,9 +16,9 @@
 // mismatch, kfunc, symbols, text_regions, ...), with canonical and
 // true_sig (null when absent) as nested objects of facts.Instance's
 // fields, params included.
-// Only the fields that some loaded module mentions by name are built: a
-// policy that reaches a field through a computed key, or walks all of a
-// function's keys, sees only those.
+// Only the fields that some loaded module mentions by name are built,
+// unless a module reads facts through a computed key: then all are (see
+// factrefs.go, which also refuses keys that name no fact).
 //
 // A batch is part of one encode, not all of it, so a rule must decide a
 // function from that function's facts alone: that is what keeps decisions

@@ -60,6 +60,7 @@ type Engine struct {
 	limits    Limits
 	data      map[string]any // Config.Data, for Unmatched
 	lint      []string       // see Lint
+	vars      *variableRules // the variable decision query
 }
 
 // decisionQuery is decision.rego's verdict on a batch: the rule
@@ -102,16 +103,33 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden))
 	}
+	refs, err := checkFactRefs(parsed)
+	if err != nil {
+		return nil, err
+	}
+	if len(refs.problems) > 0 {
+		return nil, refs.problems
+	}
 	mentioned := mentions(parsed)
+	if refs.computed {
+		mentioned = everyField
+	}
+	input, err := newInputBuilder(mentioned)
+	if err != nil {
+		return nil, err
+	}
 	e := &Engine{
 		query:     query,
 		features:  featuresTerm(cfg.Features),
-		input:     newInputBuilder(mentioned),
+		input:     input,
 		origins:   ruleOrigins(parsed),
 		mentioned: mentioned,
 		limits:    cfg.Limits,
 		data:      cfg.Data,
 		lint:      lintModules(parsed, userModules(cfg)),
+	}
+	if e.vars, err = prepareVariables(ctx, opts, parsed, forbidden); err != nil {
+		return nil, err
 	}
 	if selectsTrueSignature(cfg, parsed) {
 		opts[0] = rego.Query(trueSignatureQuery)

@@ -1,51 +1,133 @@
 package engine
 
 import (
+	"reflect"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/btfgate/btfgate/facts"
 )
 
-// The input document is built straight from the facts as AST values, and
-// only with the fields that some policy mentions by name: building an
-// object costs a hash map, and most rules read a handful of flags. A policy
-// that reads a field through a computed key, or walks every key of a
-// function, sees only the mentioned ones.
+// The input document is built straight from the facts as AST values,
+// following facts.Fields: the field list, names and representation of each
+// subject type come from its Go struct, as for facts.AppendJSON, so the
+// input and every export of the facts agree field for field. A builder may
+// keep only the fields some policy names (see policyFields): building an
+// object costs a hash map, and most rules read a handful of flags.
 
-// inputField is one key of an input object and how to get its value.
-type inputField[T any] struct {
+// inputField is one key of an input object and how to get its value from
+// the struct holding it.
+type inputField struct {
 	key   *ast.Term
-	value func(*T, *batchTerms) *ast.Term
+	value func(reflect.Value, *batchTerms) *ast.Term
+}
+
+// objectType is the fields one struct type's objects carry, and the kind
+// byte that tells its shared objects from other types'.
+type objectType struct {
+	kind   byte
+	fields []inputField
 }
 
 // inputBuilder makes input documents. Its keys are made once and shared
 // by every object it builds; no term is modified once built.
 type inputBuilder struct {
 	features, functions *ast.Term
-	function            []inputField[facts.Function]
-	instance            []inputField[facts.Instance]
-	symbol              []inputField[facts.Symbol]
-	param               []inputField[facts.Param]
+	types               map[reflect.Type]*objectType
+	function            *objectType
 }
 
-// newInputBuilder keeps the fields whose names mentioned holds.
-func newInputBuilder(mentioned func(string) bool) *inputBuilder {
-	b := &inputBuilder{features: ast.StringTerm("features"), functions: ast.StringTerm("functions")}
-	b.function = only(mentioned, functionFields(b))
-	b.instance = only(mentioned, instanceFields(b))
-	b.symbol = only(mentioned, symbolFields())
-	b.param = only(mentioned, paramFields())
-	return b
-}
-
-func only[T any](mentioned func(string) bool, all map[string]func(*T, *batchTerms) *ast.Term) []inputField[T] {
-	var out []inputField[T]
-	for _, name := range sortedKeys(all) {
-		if mentioned(name) {
-			out = append(out, inputField[T]{ast.StringTerm(name), all[name]})
+// newInputBuilder keeps, of every subject type reachable from
+// facts.Function, the fields for which keep holds.
+func newInputBuilder(keep func(string) bool) (*inputBuilder, error) {
+	b := &inputBuilder{features: ast.StringTerm("features"), functions: ast.StringTerm("functions"),
+		types: map[reflect.Type]*objectType{}}
+	subjects, err := facts.Subjects(reflect.TypeFor[facts.Function]())
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range subjects {
+		b.types[t] = &objectType{kind: kindEmptyList + 1 + byte(i)}
+	}
+	for _, t := range subjects {
+		fs, err := facts.Fields(t)
+		if err != nil {
+			return nil, err
+		}
+		ot := b.types[t]
+		for _, f := range fs {
+			if keep(f.Name) {
+				ot.fields = append(ot.fields, inputField{ast.StringTerm(f.Name), b.accessor(f)})
+			}
 		}
 	}
-	return out
+	b.function = b.types[reflect.TypeFor[facts.Function]()]
+	return b, nil
+}
+
+// accessor returns how f's value becomes a term, by its kind.
+func (b *inputBuilder) accessor(f facts.Field) func(reflect.Value, *batchTerms) *ast.Term {
+	i := f.Index
+	switch f.Kind {
+	case facts.Bool:
+		return func(v reflect.Value, _ *batchTerms) *ast.Term { return boolean(v.Field(i).Bool()) }
+	case facts.Int:
+		return func(v reflect.Value, _ *batchTerms) *ast.Term { return signed(v.Field(i).Int()) }
+	case facts.Uint:
+		return func(v reflect.Value, _ *batchTerms) *ast.Term { return unsigned(v.Field(i).Uint()) }
+	case facts.String:
+		return func(v reflect.Value, _ *batchTerms) *ast.Term { return str(v.Field(i).String()) }
+	case facts.Strings:
+		return func(v reflect.Value, bt *batchTerms) *ast.Term {
+			fv := v.Field(i)
+			if fv.Len() == 0 {
+				return bt.emptyList()
+			}
+			arr := make([]*ast.Term, fv.Len())
+			for j := range arr {
+				arr[j] = str(fv.Index(j).String())
+			}
+			return ast.ArrayTerm(arr...)
+		}
+	case facts.Ints:
+		return func(v reflect.Value, bt *batchTerms) *ast.Term {
+			fv := v.Field(i)
+			if fv.Len() == 0 {
+				return bt.emptyList()
+			}
+			arr := make([]*ast.Term, fv.Len())
+			for j := range arr {
+				arr[j] = signed(fv.Index(j).Int())
+			}
+			return ast.ArrayTerm(arr...)
+		}
+	case facts.List:
+		ot := b.types[f.Elem]
+		return func(v reflect.Value, bt *batchTerms) *ast.Term {
+			fv := v.Field(i)
+			if fv.Len() == 0 {
+				return bt.emptyList()
+			}
+			arr := make([]*ast.Term, fv.Len())
+			for j := range arr {
+				arr[j] = object(bt, ot, fv.Index(j))
+			}
+			return ast.ArrayTerm(arr...)
+		}
+	case facts.Object:
+		ot := b.types[f.Elem]
+		return func(v reflect.Value, bt *batchTerms) *ast.Term { return object(bt, ot, v.Field(i)) }
+	case facts.Nullable:
+		ot := b.types[f.Elem]
+		return func(v reflect.Value, bt *batchTerms) *ast.Term {
+			fv := v.Field(i)
+			if fv.IsNil() {
+				return ast.InternedNullTerm
+			}
+			return object(bt, ot, fv.Elem())
+		}
+	}
+	panic("engine: facts.Fields returned an unknown kind")
 }
 
 // input builds the input document for one batch of functions. terms, if
@@ -60,7 +142,7 @@ func (b *inputBuilder) input(features *ast.Term, fns []facts.Function, terms []*
 			t = terms[i]
 		}
 		if t == nil {
-			t = object(bt, kindFunction, b.function, &fns[i])
+			t = object(bt, b.function, reflect.ValueOf(&fns[i]).Elem())
 			if terms != nil {
 				terms[i] = t
 			}
@@ -82,25 +164,21 @@ type batchTerms struct {
 	shared map[string]*ast.Term // by object kind and value codes
 }
 
-// Object kinds, the first byte of a shared object's key.
-const (
-	kindFunction byte = 1 + iota
-	kindInstance
-	kindSymbol
-	kindParam
-	kindEmptyList
-)
+// kindEmptyList is the first byte of the shared empty list's key; object
+// types number theirs from the next one.
+const kindEmptyList byte = 1
 
 // maxSharedFields bounds the objects that may be shared.
 const maxSharedFields = 23
 
-// object builds the object of the fields fs of x, or returns the batch's
-// equal object.
-func object[T any](bt *batchTerms, kind byte, fs []inputField[T], x *T) *ast.Term {
+// object builds the object of ot's fields of the struct x, or returns the
+// batch's equal object.
+func object(bt *batchTerms, ot *objectType, x reflect.Value) *ast.Term {
 	var buf [maxSharedFields + 1][2]*ast.Term
 	var sig [maxSharedFields + 1]byte
+	fs := ot.fields
 	items := buf[:0]
-	sig[0] = kind
+	sig[0] = ot.kind
 	share := len(fs) <= maxSharedFields
 	for i, f := range fs {
 		v := f.value(x, bt)
@@ -137,36 +215,19 @@ func scalarCode(t *ast.Term) byte {
 	return 0
 }
 
-func list[T any](bt *batchTerms, kind byte, fs []inputField[T], xs []T) *ast.Term {
-	if len(xs) == 0 {
-		key := string([]byte{kindEmptyList})
-		if t, ok := bt.shared[key]; ok {
-			return t
-		}
-		t := ast.ArrayTerm()
-		bt.shared[key] = t
+// emptyList is the batch's shared empty array.
+func (bt *batchTerms) emptyList() *ast.Term {
+	key := string([]byte{kindEmptyList})
+	if t, ok := bt.shared[key]; ok {
 		return t
 	}
-	arr := make([]*ast.Term, len(xs))
-	for i := range xs {
-		arr[i] = object(bt, kind, fs, &xs[i])
-	}
-	return ast.ArrayTerm(arr...)
-}
-
-// stringList is a list of strings; the empty list is shared.
-func stringList(bt *batchTerms, xs []string) *ast.Term {
-	if len(xs) == 0 {
-		return list[facts.Param](bt, kindParam, nil, nil)
-	}
-	arr := make([]*ast.Term, len(xs))
-	for i, x := range xs {
-		arr[i] = str(x)
-	}
-	return ast.ArrayTerm(arr...)
+	t := ast.ArrayTerm()
+	bt.shared[key] = t
+	return t
 }
 
 func boolean(v bool) *ast.Term { return ast.InternedTerm(v) }
+func signed(v int64) *ast.Term { return ast.InternedTerm(int(v)) }
 func integer(v int) *ast.Term  { return ast.InternedTerm(v) }
 
 func unsigned(v uint64) *ast.Term {
@@ -181,99 +242,4 @@ func str(v string) *ast.Term {
 		return ast.InternedTerm("")
 	}
 	return ast.StringTerm(v)
-}
-
-// functionFields are facts.Function's fields under their JSON names.
-func functionFields(b *inputBuilder) map[string]func(*facts.Function, *batchTerms) *ast.Term {
-	return map[string]func(*facts.Function, *batchTerms) *ast.Term{
-		"id":             func(f *facts.Function, _ *batchTerms) *ast.Term { return integer(f.ID) },
-		"name":           func(f *facts.Function, _ *batchTerms) *ast.Term { return str(f.Name) },
-		"ambiguous_addr": func(f *facts.Function, _ *batchTerms) *ast.Term { return boolean(f.AmbiguousAddr) },
-		"kfunc":          func(f *facts.Function, _ *batchTerms) *ast.Term { return boolean(f.Kfunc) },
-		"kfunc_flags":    func(f *facts.Function, _ *batchTerms) *ast.Term { return unsigned(uint64(f.KfuncFlags)) },
-		"btf_id_ref":     func(f *facts.Function, _ *batchTerms) *ast.Term { return boolean(f.BTFIDRef) },
-		"instances":      func(f *facts.Function, _ *batchTerms) *ast.Term { return integer(f.Instances) },
-		"unexpected_reg": func(f *facts.Function, _ *batchTerms) *ast.Term { return boolean(f.UnexpectedReg) },
-		"uncertain_loc":  func(f *facts.Function, _ *batchTerms) *ast.Term { return boolean(f.UncertainLoc) },
-		"reordered":      func(f *facts.Function, _ *batchTerms) *ast.Term { return boolean(f.Reordered) },
-		"inconsistent":   func(f *facts.Function, _ *batchTerms) *ast.Term { return boolean(f.Inconsistent) },
-		"mismatch":       func(f *facts.Function, _ *batchTerms) *ast.Term { return str(f.Mismatch) },
-		"section":        func(f *facts.Function, _ *batchTerms) *ast.Term { return str(f.Section) },
-		"text_regions":   func(f *facts.Function, bt *batchTerms) *ast.Term { return stringList(bt, f.TextRegions) },
-		"noreturn":       func(f *facts.Function, _ *batchTerms) *ast.Term { return boolean(f.Noreturn) },
-		"external":       func(f *facts.Function, _ *batchTerms) *ast.Term { return boolean(f.External) },
-		"symbols": func(f *facts.Function, bt *batchTerms) *ast.Term {
-			return list(bt, kindSymbol, b.symbol, f.Symbols)
-		},
-		"canonical": func(f *facts.Function, bt *batchTerms) *ast.Term {
-			return object(bt, kindInstance, b.instance, &f.Canonical)
-		},
-		"true_sig": func(f *facts.Function, bt *batchTerms) *ast.Term {
-			if f.TrueSig == nil {
-				return ast.InternedNullTerm
-			}
-			return object(bt, kindInstance, b.instance, f.TrueSig)
-		},
-	}
-}
-
-// instanceFields are facts.Instance's fields under their JSON names.
-func instanceFields(b *inputBuilder) map[string]func(*facts.Instance, *batchTerms) *ast.Term {
-	return map[string]func(*facts.Instance, *batchTerms) *ast.Term{
-		"cu":                  func(in *facts.Instance, _ *batchTerms) *ast.Term { return integer(in.CU) },
-		"die":                 func(in *facts.Instance, _ *batchTerms) *ast.Term { return unsigned(in.DIE) },
-		"addr":                func(in *facts.Instance, _ *batchTerms) *ast.Term { return unsigned(in.Addr) },
-		"addr_matches_symbol": func(in *facts.Instance, _ *batchTerms) *ast.Term { return boolean(in.AddrMatchesSymbol) },
-		"inline":              func(in *facts.Instance, _ *batchTerms) *ast.Term { return boolean(in.Inline) },
-		"optimized_parms":     func(in *facts.Instance, _ *batchTerms) *ast.Term { return boolean(in.OptimizedParms) },
-		"unexpected_reg":      func(in *facts.Instance, _ *batchTerms) *ast.Term { return boolean(in.UnexpectedReg) },
-		"uncertain_loc":       func(in *facts.Instance, _ *batchTerms) *ast.Term { return boolean(in.UncertainLoc) },
-		"reordered":           func(in *facts.Instance, _ *batchTerms) *ast.Term { return boolean(in.Reordered) },
-		"signature_changed":   func(in *facts.Instance, _ *batchTerms) *ast.Term { return boolean(in.SignatureChanged) },
-		"clang":               func(in *facts.Instance, _ *batchTerms) *ast.Term { return boolean(in.Clang) },
-		"abi_walk":            func(in *facts.Instance, _ *batchTerms) *ast.Term { return str(in.ABIWalk) },
-		"optimized_symbol":    func(in *facts.Instance, _ *batchTerms) *ast.Term { return boolean(in.OptimizedSymbol) },
-		"optimized_skip":      func(in *facts.Instance, _ *batchTerms) *ast.Term { return boolean(in.OptimizedSkip) },
-		"true_sym":            func(in *facts.Instance, _ *batchTerms) *ast.Term { return str(in.TrueSym) },
-		"prototype":           func(in *facts.Instance, _ *batchTerms) *ast.Term { return str(in.Prototype) },
-		"params": func(in *facts.Instance, bt *batchTerms) *ast.Term {
-			return list(bt, kindParam, b.param, in.Params)
-		},
-	}
-}
-
-// symbolFields are facts.Symbol's fields under their JSON names.
-func symbolFields() map[string]func(*facts.Symbol, *batchTerms) *ast.Term {
-	return map[string]func(*facts.Symbol, *batchTerms) *ast.Term{
-		"name":    func(s *facts.Symbol, _ *batchTerms) *ast.Term { return str(s.Name) },
-		"value":   func(s *facts.Symbol, _ *batchTerms) *ast.Term { return unsigned(s.Value) },
-		"size":    func(s *facts.Symbol, _ *batchTerms) *ast.Term { return unsigned(s.Size) },
-		"section": func(s *facts.Symbol, _ *batchTerms) *ast.Term { return str(s.Section) },
-		"global":  func(s *facts.Symbol, _ *batchTerms) *ast.Term { return boolean(s.Global) },
-	}
-}
-
-// paramFields are facts.Param's fields under their JSON names.
-func paramFields() map[string]func(*facts.Param, *batchTerms) *ast.Term {
-	return map[string]func(*facts.Param, *batchTerms) *ast.Term{
-		"name":             func(p *facts.Param, _ *batchTerms) *ast.Term { return str(p.Name) },
-		"type":             func(p *facts.Param, _ *batchTerms) *ast.Term { return str(p.Type) },
-		"idx":              func(p *facts.Param, _ *batchTerms) *ast.Term { return integer(p.Idx) },
-		"origin_idx":       func(p *facts.Param, _ *batchTerms) *ast.Term { return integer(p.OriginIdx) },
-		"has_loc":          func(p *facts.Param, _ *batchTerms) *ast.Term { return boolean(p.HasLoc) },
-		"has_const_value":  func(p *facts.Param, _ *batchTerms) *ast.Term { return boolean(p.HasConstValue) },
-		"loc_reg":          func(p *facts.Param, _ *batchTerms) *ast.Term { return integer(p.LocReg) },
-		"loc_stack":        func(p *facts.Param, _ *batchTerms) *ast.Term { return boolean(p.LocStack) },
-		"loc_const":        func(p *facts.Param, _ *batchTerms) *ast.Term { return boolean(p.LocConst) },
-		"type_size":        func(p *facts.Param, _ *batchTerms) *ast.Term { return integer(p.TypeSize) },
-		"in_memory":        func(p *facts.Param, _ *batchTerms) *ast.Term { return boolean(p.InMemory) },
-		"is_struct":        func(p *facts.Param, _ *batchTerms) *ast.Term { return boolean(p.IsStruct) },
-		"optimized":        func(p *facts.Param, _ *batchTerms) *ast.Term { return boolean(p.Optimized) },
-		"unexpected_reg":   func(p *facts.Param, _ *batchTerms) *ast.Term { return boolean(p.UnexpectedReg) },
-		"abi_slot":         func(p *facts.Param, _ *batchTerms) *ast.Term { return integer(int(p.ABISlot)) },
-		"abi_slots":        func(p *facts.Param, _ *batchTerms) *ast.Term { return integer(int(p.ABISlots)) },
-		"expected_reg":     func(p *facts.Param, _ *batchTerms) *ast.Term { return integer(int(p.ExpectedReg)) },
-		"true_sig_member":  func(p *facts.Param, _ *batchTerms) *ast.Term { return str(p.TrueSigMember) },
-		"passed_as_member": func(p *facts.Param, _ *batchTerms) *ast.Term { return boolean(p.PassedAsMember) },
-	}
 }

@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"maps"
-	"slices"
-
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
@@ -21,8 +18,4 @@ func mentions(modules []*ast.Module) func(string) bool {
 		})
 	}
 	return func(name string) bool { return seen[name] }
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }

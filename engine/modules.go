@@ -47,9 +47,13 @@ func loadModules(cfg Config) ([]Module, error) {
 // test files, sorted by name.
 func defaultModules(tests bool) ([]Module, error) {
 	fsys := policies.Default()
-	names, err := fs.Glob(fsys, "*.rego")
-	if err != nil {
-		return nil, fmt.Errorf("default policies: %w", err)
+	var names []string
+	for _, pattern := range []string{"*.rego", "variables/*.rego"} {
+		found, err := fs.Glob(fsys, pattern)
+		if err != nil {
+			return nil, fmt.Errorf("default policies: %w", err)
+		}
+		names = append(names, found...)
 	}
 	var out []Module
 	for _, name := range names {

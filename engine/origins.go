@@ -19,7 +19,13 @@ func allKinds() []string { return append(ruleKinds(), "deny", "true_signature") 
 // Reason.Module. Rules whose name is computed (skip[name][id]) cannot be
 // attributed and get no entry.
 func ruleOrigins(modules []*ast.Module) map[string]string {
-	pkg := ast.Ref{ast.DefaultRootDocument, ast.InternedTerm("btfgate"), ast.InternedTerm("functions")}
+	return packageRuleOrigins(modules, "functions")
+}
+
+// packageRuleOrigins is ruleOrigins for the rules of package
+// btfgate.NAME.
+func packageRuleOrigins(modules []*ast.Module, name string) map[string]string {
+	pkg := ast.Ref{ast.DefaultRootDocument, ast.InternedTerm("btfgate"), ast.InternedTerm(name)}
 	byRule := map[string][]string{}
 	for _, m := range modules {
 		if !m.Package.Path.Equal(pkg) {

@@ -43,7 +43,7 @@ type Function struct {
 	// still unset, in group order, as pahole does. Mismatch is pahole's
 	// message for the first difference.
 	Inconsistent bool   `json:"inconsistent"`
-	Mismatch     string `json:"mismatch,omitempty"`
+	Mismatch     string `json:"mismatch"`
 
 	// Canonical is the instance pahole would emit: the first whose address
 	// equals a symbol address and that is not "optimized" (see
@@ -55,7 +55,7 @@ type Function struct {
 	// or because a true_signature policy rule selected the group (the
 	// first instance with TrueSym set and U, C unset so far). Nil
 	// otherwise; policies then see null.
-	TrueSig *Instance `json:"true_sig,omitempty"`
+	TrueSig *Instance `json:"true_sig"`
 
 	// Section is the ELF section of the first symbol (e.g. ".text",
 	// ".noinstr.text", ".init.text").
@@ -68,7 +68,7 @@ type Function struct {
 	// section. A vmlinux merges those input sections into .text and
 	// keeps only the markers; modules keep the sections (see Section) and
 	// have no markers. Regions may nest (irqentry lies inside entry).
-	TextRegions []string `json:"text_regions,omitempty"`
+	TextRegions []string `json:"text_regions"`
 	// Noreturn: the canonical instance (or its origin) has DW_AT_noreturn.
 	Noreturn bool `json:"noreturn"`
 	// External: the canonical instance (or its origin) has DW_AT_external.
@@ -133,14 +133,14 @@ type Instance struct {
 	OptimizedSkip bool `json:"optimized_skip"`
 	// TrueSym: where true signatures apply to the group, the first dotted
 	// symbol at Addr.
-	TrueSym string `json:"true_sym,omitempty"`
+	TrueSym string `json:"true_sym"`
 	// Prototype is the instance's C declaration as its FUNC_PROTO would be
 	// emitted (after pahole's parameter drops), named as its FUNC would
 	// be, for people: "int foo(struct sk_buff *skb, u32 len)". Built only
 	// when a policy mentions "prototype", and for reports and explain.
-	Prototype string `json:"prototype,omitempty"`
+	Prototype string `json:"prototype"`
 	// Params are the parameters as DWARF lists them (after origin names).
-	Params []Param `json:"params,omitempty"`
+	Params []Param `json:"params"`
 }
 
 // Param is what the loader learned about one parameter's location.
@@ -188,5 +188,5 @@ type Param struct {
 	// TrueSigMember is the struct member that one register holds alone
 	// according to the location's DW_OP_piece list (pahole's true
 	// signature member candidate), "" if none.
-	TrueSigMember string `json:"true_sig_member,omitempty"`
+	TrueSigMember string `json:"true_sig_member"`
 }

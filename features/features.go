@@ -30,31 +30,34 @@ type Set struct {
 	Layout            bool // layout: kind layout section in base BTF
 }
 
-// feature describes one name pahole accepts.
+// feature describes one name pahole accepts: whether "default" holds it,
+// the Set field it sets, what it does, and the older pahole options that
+// turn it on (on) or off (off) on their own.
 type feature struct {
 	name      string
 	inDefault bool
 	field     func(*Set) *bool
 	help      string
+	on, off   string
 }
 
 func table() []feature {
 	return []feature{
-		{"encode_force", true, func(s *Set) *bool { return &s.EncodeForce }, "skip variables with invalid names or void type instead of failing"},
-		{"var", true, func(s *Set) *bool { return &s.Var }, "encode percpu variables (VAR + .data..percpu DATASEC)"},
-		{"float", true, func(s *Set) *bool { return &s.Float }, "encode float, double and long double as FLOAT instead of INT"},
-		{"decl_tag", true, func(s *Set) *bool { return &s.DeclTag }, "encode btf_decl_tag annotations as DECL_TAG"},
-		{"type_tag", true, func(s *Set) *bool { return &s.TypeTag }, "encode btf_type_tag annotations on pointers as TYPE_TAG"},
-		{"enum64", true, func(s *Set) *bool { return &s.Enum64 }, "encode enums wider than 4 bytes as ENUM64"},
-		{"optimized_func", true, func(s *Set) *bool { return &s.OptimizedFunc }, "no-op (kept for compatibility; pahole >= 1.31 always matches clones)"},
-		{"consistent_func", true, func(s *Set) *bool { return &s.ConsistentFunc }, "skip functions whose instances have inconsistent prototypes"},
-		{"decl_tag_kfuncs", true, func(s *Set) *bool { return &s.DeclTagKfuncs }, "tag kfuncs from .BTF_ids with bpf_kfunc / bpf_fastcall"},
-		{"reproducible_build", false, func(s *Set) *bool { return &s.ReproducibleBuild }, "no-op: output is always deterministic"},
-		{"distilled_base", false, func(s *Set) *bool { return &s.DistilledBase }, "write .BTF.base with a distilled base for split BTF in ELF output"},
-		{"global_var", false, func(s *Set) *bool { return &s.GlobalVar }, "encode variables of every section, not only percpu"},
-		{"attributes", false, func(s *Set) *bool { return &s.Attributes }, "add arena address_space(1) type tags to kfunc pointers"},
-		{"true_signature", false, func(s *Set) *bool { return &s.TrueSignature }, "emit optimized clones (foo.isra.0) with their true signatures"},
-		{"layout", false, func(s *Set) *bool { return &s.Layout }, "add the kind layout section to base BTF"},
+		{"encode_force", true, func(s *Set) *bool { return &s.EncodeForce }, "skip variables with invalid names or void type instead of failing", "--btf_encode_force", ""},
+		{"var", true, func(s *Set) *bool { return &s.Var }, "encode percpu variables (VAR + .data..percpu DATASEC)", "", "--skip_encoding_btf_vars"},
+		{"float", true, func(s *Set) *bool { return &s.Float }, "encode float, double and long double as FLOAT instead of INT", "--btf_gen_floats", ""},
+		{"decl_tag", true, func(s *Set) *bool { return &s.DeclTag }, "encode btf_decl_tag annotations as DECL_TAG", "", "--skip_encoding_btf_decl_tag"},
+		{"type_tag", true, func(s *Set) *bool { return &s.TypeTag }, "encode btf_type_tag annotations on pointers as TYPE_TAG", "", "--skip_encoding_btf_type_tag"},
+		{"enum64", true, func(s *Set) *bool { return &s.Enum64 }, "encode enums wider than 4 bytes as ENUM64", "", "--skip_encoding_btf_enum64"},
+		{"optimized_func", true, func(s *Set) *bool { return &s.OptimizedFunc }, "no-op (kept for compatibility; pahole >= 1.31 always matches clones)", "--btf_gen_optimized", ""},
+		{"consistent_func", true, func(s *Set) *bool { return &s.ConsistentFunc }, "skip functions whose instances have inconsistent prototypes", "--skip_encoding_btf_inconsistent_proto", ""},
+		{"decl_tag_kfuncs", true, func(s *Set) *bool { return &s.DeclTagKfuncs }, "tag kfuncs from .BTF_ids with bpf_kfunc / bpf_fastcall", "", ""},
+		{"reproducible_build", false, func(s *Set) *bool { return &s.ReproducibleBuild }, "no-op: output is always deterministic", "--reproducible_build", ""},
+		{"distilled_base", false, func(s *Set) *bool { return &s.DistilledBase }, "write .BTF.base with a distilled base for split BTF in ELF output", "", ""},
+		{"global_var", false, func(s *Set) *bool { return &s.GlobalVar }, "encode variables of every section, not only percpu", "", ""},
+		{"attributes", false, func(s *Set) *bool { return &s.Attributes }, "add arena address_space(1) type tags to kfunc pointers", "--btf_attributes", ""},
+		{"true_signature", false, func(s *Set) *bool { return &s.TrueSignature }, "emit optimized clones (foo.isra.0) with their true signatures", "", ""},
+		{"layout", false, func(s *Set) *bool { return &s.Layout }, "add the kind layout section to base BTF", "", ""},
 	}
 }
 
@@ -94,7 +97,7 @@ func Parse(list string, strict bool) (s Set, unknown []string, err error) {
 		case tok == "":
 		case tok == "default":
 			d := Default()
-			s = union(s, d)
+			s = Union(s, d)
 		default:
 			f, ok := byName[tok]
 			if !ok {
@@ -110,7 +113,8 @@ func Parse(list string, strict bool) (s Set, unknown []string, err error) {
 	return s, unknown, nil
 }
 
-func union(a, b Set) Set {
+// Union is the set of the features on in a or in b.
+func Union(a, b Set) Set {
 	for _, f := range table() {
 		if *f.field(&b) {
 			*f.field(&a) = true
@@ -163,3 +167,41 @@ func (s Set) Enabled() []string {
 
 // String is the comma-separated list of enabled features.
 func (s Set) String() string { return strings.Join(s.Enabled(), ",") }
+
+// Flag is one feature under pahole's name and whether it is on.
+type Flag struct {
+	Name string
+	On   bool
+}
+
+// Flags lists every feature, on or off, in pahole's order.
+func (s Set) Flags() []Flag {
+	var out []Flag
+	for _, f := range table() {
+		out = append(out, Flag{f.name, *f.field(&s)})
+	}
+	return out
+}
+
+// ApplyOption applies one of pahole's single-feature options
+// (--btf_gen_floats, --skip_encoding_btf_vars, ...) to s and reports
+// whether opt is one. --btf_gen_all asks for the feature "all", which
+// pahole no longer has: its only effect is to clear the set.
+func ApplyOption(opt string, s *Set) bool {
+	if opt == "--btf_gen_all" {
+		*s = Set{}
+		return true
+	}
+	for _, f := range table() {
+		switch opt {
+		case "":
+		case f.on:
+			*f.field(s) = true
+			return true
+		case f.off:
+			*f.field(s) = false
+			return true
+		}
+	}
+	return false
+}

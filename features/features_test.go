@@ -48,3 +48,50 @@ func TestDefaultMatchesPahole(t *testing.T) {
 		t.Errorf("%d features, want pahole's 15", len(Names()))
 	}
 }
+
+// TestApplyOption: pahole's single-feature options set or clear their
+// feature and nothing else; --btf_gen_all clears the set; other options
+// are not theirs.
+func TestApplyOption(t *testing.T) {
+	cases := []struct {
+		opt  string
+		want func(s Set) Set
+	}{
+		{"--btf_gen_floats", func(s Set) Set { s.Float = true; return s }},
+		{"--btf_gen_optimized", func(s Set) Set { s.OptimizedFunc = true; return s }},
+		{"--btf_encode_force", func(s Set) Set { s.EncodeForce = true; return s }},
+		{"--skip_encoding_btf_vars", func(s Set) Set { s.Var = false; return s }},
+		{"--skip_encoding_btf_decl_tag", func(s Set) Set { s.DeclTag = false; return s }},
+		{"--skip_encoding_btf_type_tag", func(s Set) Set { s.TypeTag = false; return s }},
+		{"--skip_encoding_btf_enum64", func(s Set) Set { s.Enum64 = false; return s }},
+		{"--skip_encoding_btf_inconsistent_proto", func(s Set) Set { s.ConsistentFunc = true; return s }},
+		{"--reproducible_build", func(s Set) Set { s.ReproducibleBuild = true; return s }},
+		{"--btf_attributes", func(s Set) Set { s.Attributes = true; return s }},
+		{"--btf_gen_all", func(Set) Set { return Set{} }},
+	}
+	for _, c := range cases {
+		s := Legacy()
+		if !ApplyOption(c.opt, &s) {
+			t.Errorf("%s: not an option", c.opt)
+			continue
+		}
+		if want := c.want(Legacy()); s != want {
+			t.Errorf("%s: %v, want %v", c.opt, s, want)
+		}
+	}
+	for _, opt := range []string{"", "-J", "--btf_features", "--skip_encoding_btf"} {
+		s := Legacy()
+		if ApplyOption(opt, &s) || s != Legacy() {
+			t.Errorf("%q taken as a feature option", opt)
+		}
+	}
+	var on int
+	for _, f := range Default().Flags() {
+		if f.On {
+			on++
+		}
+	}
+	if len(Default().Flags()) != len(Names()) || on != len(Default().Enabled()) {
+		t.Errorf("Flags: %d names, %d on; want %d, %d", len(Default().Flags()), on, len(Names()), len(Default().Enabled()))
+	}
+}

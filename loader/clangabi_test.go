@@ -27,7 +27,7 @@ func walkFixture(t *testing.T, file string, opts WalkOptions) map[string]fixture
 		t.Fatal(err)
 	}
 	defer f.Close()
-	in, err := newInput(f)
+	in, err := newInput(f, OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

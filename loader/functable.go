@@ -1,5 +1,7 @@
 package loader
 
+import "github.com/btfgate/btfgate/loader/elffile"
+
 // Func is one DW_TAG_subprogram of a compile unit, an entry of pahole's
 // functions_table, with the per-function facts pahole's dwarf_loader
 // derives (spec §2.3-§2.5). Parameters and annotations live in the
@@ -101,23 +103,23 @@ func ArchFor(machine uint16) Arch {
 		a.RegMap[i] = -1
 	}
 	switch machine {
-	case 22: // EM_S390
+	case elffile.EM_S390:
 		a.NrRegs = 5
 		a.AggTwo = false
 		for i := 0; i < 5; i++ {
 			a.RegMap[i] = int8(2 + i)
 		}
-	case 62: // EM_X86_64
+	case elffile.EM_X86_64:
 		a.NrRegs = 6
 		copy(a.RegMap[:], []int8{5, 4, 1, 2, 8, 9})
-	case 183, 40: // EM_AARCH64, EM_ARM
+	case elffile.EM_AARCH64, elffile.EM_ARM:
 		a.NrRegs = 8
 		for i := 0; i < 8; i++ {
 			a.RegMap[i] = int8(i)
 		}
-	case 2, 43: // EM_SPARC, EM_SPARCV9
+	case elffile.EM_SPARC, elffile.EM_SPARCV9:
 		a.NrRegs = 6
-	case 45, 8, 20, 21, 243: // EM_ARC, EM_MIPS, EM_PPC, EM_PPC64, EM_RISCV
+	case elffile.EM_ARC, elffile.EM_MIPS, elffile.EM_PPC, elffile.EM_PPC64, elffile.EM_RISCV:
 		a.NrRegs = 8
 	}
 	return a

@@ -37,7 +37,7 @@ func walkImage(t *testing.T, data []byte) {
 		return
 	}
 	defer f.Close()
-	in, err := newInput(f)
+	in, err := newInput(f, OpenOptions{})
 	if err != nil {
 		checkErr(err)
 		return

@@ -17,6 +17,13 @@ type Input struct {
 	// .debug_info, for sizing buffers.
 	DebugStr, DebugLineStr []byte
 	InfoSize               int
+	// Supplement is the supplementary object file (dwz -m's common file)
+	// the DWARF points into, "" when none; Split the split DWARF objects
+	// (.dwo, .dwp) its skeleton units stand for. PartStrings are their
+	// string sections, which names alias too.
+	Supplement  string
+	Split       []string
+	PartStrings [][]byte
 	// Merge says the units are walked as one, as pahole merges the units
 	// of an LTO link (see mergeUnits); Note is the Linux LTO_INFO note
 	// that decided it, if any.
@@ -28,6 +35,7 @@ type Input struct {
 	// ReleaseInfoBefore); for tests that check nothing reads it then.
 	KeepInfo bool
 
+	parts      []*elffile.File // the attached files, open until Close
 	info       []byte
 	infoCopied bool              // info is a relocated copy (elffile.File.IsCopy)
 	secs       map[string][]byte // the debug sections, for ReleaseDebug
@@ -42,14 +50,34 @@ func debugSectionNames() []string {
 	}
 }
 
+// OpenOptions are the choices of OpenWith.
+type OpenOptions struct {
+	// Supplement names the supplementary object file of a dwz -m input,
+	// instead of looking for the one its .gnu_debugaltlink or .debug_sup
+	// names (see openSupplement).
+	Supplement string
+	// Limits bound the input's decompression; the zero value means
+	// elffile.DefaultLimits.
+	Limits elffile.Limits
+}
+
 // Open maps path, extracts (decompresses, relocates) its debug sections and
-// reads the unit headers.
-func Open(path string) (*Input, error) {
-	f, err := elffile.Open(path)
+// reads the unit headers, with elffile's default limits on decompression.
+func Open(path string) (*Input, error) { return OpenWith(path, OpenOptions{}) }
+
+// OpenWith is Open with options. An input whose DWARF points into a
+// supplementary file is opened with it, or not at all: an error names the
+// unit that needs it and where it was looked for.
+func OpenWith(path string, opts OpenOptions) (*Input, error) {
+	lim := opts.Limits
+	if lim == (elffile.Limits{}) {
+		lim = elffile.DefaultLimits()
+	}
+	f, err := elffile.OpenLimited(path, lim)
 	if err != nil {
 		return nil, err
 	}
-	in, err := newInput(f)
+	in, err := newInput(f, opts)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -57,7 +85,7 @@ func Open(path string) (*Input, error) {
 	return in, nil
 }
 
-func newInput(f *elffile.File) (*Input, error) {
+func newInput(f *elffile.File, opts OpenOptions) (*Input, error) {
 	// Kernel modules: place sections at made-up addresses before relocating
 	// DWARF, as pahole's elfutils does (spec §2.9 h).
 	f.LayOut()
@@ -89,21 +117,58 @@ func newInput(f *elffile.File) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	merge, note, err := mergeUnits(f, d, units)
-	if err != nil {
+	in := &Input{Path: f.Path, ELF: f, DWARF: d,
+		DebugStr: secs[".debug_str"], DebugLineStr: secs[".debug_line_str"], InfoSize: len(secs[".debug_info"]),
+		info: secs[".debug_info"], infoCopied: f.IsCopy(secs[".debug_info"]), secs: secs}
+	if units, err = in.attachParts(units, opts); err != nil {
+		in.closeParts()
+		return nil, err
+	}
+	in.Units = units
+	if len(in.parts) > 0 {
+		// The units refer into the supplement's, which are walked with
+		// them as one, as the units of a file dwz processed alone are.
+		in.Merge = in.Supplement != ""
+	} else if in.Merge, in.Note, err = mergeUnits(f, d, units); err != nil {
 		return nil, err
 	}
 	// Reading the unit headers faulted in much of .debug_info (the kernel
 	// maps pages around each fault); let it go until the units are walked.
 	f.Release(secs[".debug_info"])
-	return &Input{Path: f.Path, ELF: f, DWARF: d, Units: units,
-		DebugStr: secs[".debug_str"], DebugLineStr: secs[".debug_line_str"], InfoSize: len(secs[".debug_info"]),
-		Merge: merge, Note: note,
-		info: secs[".debug_info"], infoCopied: f.IsCopy(secs[".debug_info"]), secs: secs}, nil
+	return in, nil
 }
 
-// Close unmaps the file. Strings taken from the input are invalid afterwards.
-func (in *Input) Close() error { return in.ELF.Close() }
+// attachParts attaches the files the input's DWARF continues in to its
+// Data: the supplementary file of a dwz -m input and the split DWARF
+// objects of its skeleton units. It returns the units to walk.
+func (in *Input) attachParts(units []dwarf.Unit, opts OpenOptions) ([]dwarf.Unit, error) {
+	units, err := in.attachSupplement(units, opts)
+	if err != nil {
+		return nil, err
+	}
+	return in.attachSplit(units)
+}
+
+// Close unmaps the file and the files attached to it.
+func (in *Input) Close() error {
+	err := in.ELF.Close()
+	if e := in.closeParts(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// closeParts closes the attached files.
+func (in *Input) closeParts() error {
+	var err error
+	for _, f := range in.parts {
+		if e := f.Close(); err == nil {
+			err = e
+		}
+	}
+	in.parts = nil
+	return err
+}
 
 // SectionName returns the name of ELF section idx, or "" if out of range.
 func (in *Input) SectionName(idx uint32) string {

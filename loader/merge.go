@@ -27,11 +27,18 @@ const shtNote = 7
 // of the input are merged into one (the spec's "LTO input"): the first
 // Linux LTO_INFO note decides when there is one; without it, any
 // abbreviation of any unit using DW_FORM_ref_addr, the form units of an
-// LTO link refer to each other with, makes a merge.
+// LTO link refer to each other with, makes a merge. Unlike pahole (which
+// cannot read dwz's output), DWARF 5 partial units (DW_UT_partial, which
+// dwz writes) make a merge even when the note says 0.
 func mergeUnits(f *elffile.File, d *dwarf.Data, units []dwarf.Unit) (bool, LTONote, error) {
 	note, err := ltoNote(f)
 	if err != nil {
 		return false, note, err
+	}
+	if note == LTONoteOff && hasPartialUnits(units) {
+		// dwz's partial units, which the compile units import and refer
+		// into: the units are one whatever the note says (a dwz'd kernel).
+		return true, note, nil
 	}
 	if note != LTONoteAbsent {
 		return note == LTONoteOn, note, nil
@@ -93,4 +100,14 @@ func ltoNote(f *elffile.File) (LTONote, error) {
 		}
 	}
 	return LTONoteAbsent, nil
+}
+
+// hasPartialUnits reports whether a unit header says DW_UT_partial.
+func hasPartialUnits(units []dwarf.Unit) bool {
+	for i := range units {
+		if units[i].UnitType == dwarf.UTPartial {
+			return true
+		}
+	}
+	return false
 }

@@ -95,7 +95,8 @@ func (w *Walker) varAnnot(e *dwarf.Entry, owner int32) {
 }
 
 // staticAddr is pahole's dwarf__location for the GLOBAL scope: the first
-// op is DW_OP_addr or DW_OP_addrx, plus a DW_OP_plus_uconst when it is the
+// op is DW_OP_addr or DW_OP_addrx (DW_OP_GNU_addr_index in a DWARF 4 split
+// unit, which pahole does not read), plus a DW_OP_plus_uconst when it is the
 // only other op.
 func (w *Walker) staticAddr(expr []byte, u *dwarf.Unit) (uint64, bool) {
 	x := dwarf.NewExprReader(expr, u, w.order)
@@ -107,7 +108,7 @@ func (w *Walker) staticAddr(expr []byte, u *dwarf.Unit) (uint64, bool) {
 	switch op.Code {
 	case dwarf.OpAddr:
 		addr = op.Args[0]
-	case dwarf.OpAddrx:
+	case dwarf.OpAddrx, dwarf.OpGNUAddrIndex: // the GNU op: DWARF 4 split units
 		a, err := w.data.Addr(u, op.Args[0])
 		if err != nil {
 			return 0, false

@@ -16,6 +16,9 @@ import (
 // package's code names is in walkedAttrs: the walker's reader skips the
 // others, so an attribute read but not listed would silently read as absent.
 func TestWalkedAttrsCoverWalk(t *testing.T) {
+	// Files that read DIEs with readers of their own, before the walk,
+	// not with the walker's.
+	ownReaders := map[string]bool{"split.go": true, "supplement.go": true}
 	byName := map[string]dwarf.Attr{} // normalized DW_AT_ name -> code
 	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
 	for a := dwarf.Attr(1); a < 0x4000; a++ {
@@ -31,7 +34,7 @@ func TestWalkedAttrsCoverWalk(t *testing.T) {
 	fset := token.NewFileSet()
 	seen := 0
 	for _, file := range files {
-		if strings.HasSuffix(file, "_test.go") {
+		if strings.HasSuffix(file, "_test.go") || ownReaders[file] {
 			continue
 		}
 		src, err := os.ReadFile(file)

@@ -1,8 +1,9 @@
 # Rule O, "optimized parameters": the canonical instance lost parameters to
 # optimization and its ABI no longer matches the source (DW_CC_nocall, or
-# an .isra/.constprop symbol at its address). The loader has already folded
-# the test into canonical.optimized_skip, which is false when
-# true_signature is on. pahole-behaviour.md §8.6 steps 10-12.
+# an .isra/.constprop symbol at its address). The encoder (package encode,
+# functions.go) has already folded the test into canonical.optimized_skip,
+# which is false when true_signature is on. pahole-behaviour.md §8.6 steps
+# 10-12.
 #
 # With clang, the parameters count as optimized only on the "locations"
 # walk, that is for functions clang marked DW_CC_nocall

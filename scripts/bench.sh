@@ -89,7 +89,6 @@ esac
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 shared=${BTFGATE_SHARED:-$(dirname "$repo")/shared}
 ref=$shared/reference/pahole-1.31
-cache=${BTFGATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/btfgate/corpus}
 
 # install_pkg PKG: installs a Debian package when running as root.
 install_pkg() {
@@ -111,25 +110,9 @@ if ! "$paholebin" --version >/dev/null 2>&1; then install_pkg libdw1; install_pk
 command -v zstd >/dev/null || install_pkg zstd
 command -v jq >/dev/null || install_pkg jq
 
-# unpacked REL: the cached, unpacked copy of $shared/REL.zst. The stamp
-# holds the source's size and mtime in nanoseconds, as internal/corpus has it.
-unpacked() {
-  local src=$shared/$1.zst dst
-  dst=$cache/$(basename "$1")
-  [ -f "$src" ] || die "no corpus file $src (set BTFGATE_SHARED, or use --kernel / --no-modules)"
-  local stamp
-  stamp="$(stat -c %s "$src") $(date -r "$src" +%s%N)"
-  if [ -f "$dst" ] && [ -f "$dst.stamp" ] && [ "$(cat "$dst.stamp")" = "$stamp" ]; then
-    echo "$dst"
-    return
-  fi
-  echo "bench: unpacking $src" >&2
-  mkdir -p "$cache"
-  zstd -q -d -f "$src" -o "$dst.tmp.$$" || die "unpacking $src failed"
-  mv "$dst.tmp.$$" "$dst"
-  printf '%s' "$stamp" >"$dst.stamp"
-  echo "$dst"
-}
+# unpacked REL: the cached, unpacked copy of $shared/REL.zst.
+. "$repo/scripts/lib/corpus.sh"
+unpacked() { BTFGATE_SHARED=$shared corpus_unpacked "$1" || die "cannot unpack $1 (set BTFGATE_SHARED, or use --kernel / --no-modules)"; }
 
 [ -n "$kernel" ] || kernel=$(unpacked corpus/vmlinux-6.1.0-57-amd64.norela)
 [ -r "$kernel" ] || die "cannot read kernel $kernel"

@@ -10,15 +10,8 @@ CGO_ENABLED=0 go build -buildvcs=auto -o bin/btfgate ./cmd/btfgate # static: no 
 
 kernel=${1:-}
 if [ -z "$kernel" ]; then
-  src=../shared/corpus/vmlinux-6.1.0-57-amd64.norela.zst
-  [ -f "$src" ] || { echo "no kernel given and no corpus at $src" >&2; exit 2; }
-  cache=${BTFGATE_CACHE:-$HOME/.cache/btfgate/corpus}
-  kernel=$cache/vmlinux-6.1.0-57-amd64.norela
-  if [ ! -f "$kernel" ]; then
-    command -v zstd >/dev/null || { [ "$(id -u)" = 0 ] && apt-get install -y -qq zstd >/dev/null; }
-    mkdir -p "$cache"
-    zstd -q -d "$src" -o "$kernel.tmp" && mv "$kernel.tmp" "$kernel"
-  fi
+  . scripts/lib/corpus.sh
+  kernel=$(corpus_unpacked corpus/vmlinux-6.1.0-57-amd64.norela) || exit 2
 fi
 out=${OUT:-/tmp/btfgate-vmlinux.btf}
 # shellcheck disable=SC2086

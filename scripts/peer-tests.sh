@@ -71,16 +71,10 @@ if [ "$mode" = btfgate ]; then
 	CGO_ENABLED=0 go build -o bin/btfgate ./cmd/btfgate || exit 2
 fi
 
-# The corpus kernel, as scripts/encode.sh unpacks it.
+# The corpus kernel, from the cache the tests share.
 if [ -z "${vmlinux:-}" ]; then
-	src=$shared/corpus/vmlinux-6.1.0-57-amd64.norela.zst
-	[ -f "$src" ] || { echo "no vmlinux given and no corpus at $src" >&2; exit 2; }
-	cache=${BTFGATE_CACHE:-$HOME/.cache/btfgate/corpus}
-	vmlinux=$cache/vmlinux-6.1.0-57-amd64.norela
-	if [ ! -f "$vmlinux" ]; then
-		mkdir -p "$cache"
-		zstd -q -d "$src" -o "$vmlinux.tmp" && mv "$vmlinux.tmp" "$vmlinux" || exit 2
-	fi
+	. scripts/lib/corpus.sh
+	vmlinux=$(corpus_unpacked corpus/vmlinux-6.1.0-57-amd64.norela) || exit 2
 fi
 export vmlinux
 

@@ -47,7 +47,7 @@ func decide(stderr io.Writer, input string, p *policyFlags) (*encode.Result, *se
 	}
 	progress, stopProgress := newProgress(stderr)
 	res, err := encodeWith(input, st.policy, st.rules, encode.Options{Features: st.features, Jobs: p.jobs,
-		Detail: true, DecideOnly: true, Progress: progress})
+		Detail: true, DecideOnly: true, Supplement: p.supplement, Progress: progress, MaxInflation: p.maxInflation})
 	stopProgress()
 	if res != nil {
 		res.Warnings = append(st.warnings, res.Warnings...)
@@ -88,21 +88,11 @@ ready for "opa eval -i FILE -d policies/ data.btfgate.decision.result".`,
 			}
 			var b strings.Builder
 			if opaInput {
-				fns := map[string]any{}
-				for i := range res.Functions {
-					fns[fmt.Sprint(res.Functions[i].ID)] = &res.Functions[i]
-				}
-				feats := map[string]bool{}
-				for _, f := range features.Describe() {
-					feats[f.Name] = false
-				}
-				for _, n := range st.features.Enabled() {
-					feats[n] = true
-				}
-				enc := json.NewEncoder(&b)
-				if err := enc.Encode(map[string]any{"features": feats, "functions": fns}); err != nil {
+				doc, err := engine.InputDocument(st.features, res.Functions)
+				if err != nil {
 					return err
 				}
+				b.Write(doc)
 			} else {
 				for i := range res.Functions {
 					js, err := json.Marshal(&res.Functions[i])

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/btfgate/btfgate/btfdiff"
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/internal/corpus"
+	"github.com/btfgate/btfgate/internal/refbtf"
 )
 
 // status is the exit status main would give err.
@@ -434,6 +436,65 @@ func TestDiffCorpus(t *testing.T) {
 			t.Errorf("text output lacks %q or kmalloc_trace's lines:\n%s", want, text)
 		}
 	})
+}
+
+// TestDiffCorpusAllFeatures: with global_var and true_signature, btfgate
+// diff between pahole's reference and our output shows exactly the DATASEC
+// entries that overlap one before them in the reference (which the kernel
+// refuses and the encode drops), and the encode's warning counts them.
+func TestDiffCorpusAllFeatures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("encodes the corpus kernel")
+	}
+	vmlinux := corpus.Vmlinux(t)
+	ref := corpus.ReferenceFile(t, "amd64.all.btf")
+	raw, err := os.ReadFile(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, dropped, err := refbtf.WithoutOverlaps(raw)
+	if err != nil || len(dropped) == 0 {
+		t.Fatalf("%s: %d overlapping DATASEC entries, %v", ref, len(dropped), err)
+	}
+	ours := filepath.Join(t.TempDir(), "all.btf")
+	_, stderr, err := run(t, "encode", "--summary", "json", "--features", "default,global_var,true_signature", "-o", ours, vmlinux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s summary
+	if err := json.Unmarshal([]byte(stderr), &s); err != nil {
+		t.Fatalf("%v: %s", err, stderr)
+	}
+	if s.Variables.Dropped != len(dropped) || len(s.Warnings) != 1 || !strings.HasPrefix(s.Warnings[0], fmt.Sprintf("%d DATASEC entries dropped", len(dropped))) {
+		t.Errorf("summary: %d entries dropped, warnings %q; the reference has %d overlapping", s.Variables.Dropped, s.Warnings, len(dropped))
+	}
+	out, _, err := run(t, "diff", ref, ours)
+	if status(err) != 1 {
+		t.Fatalf("exit status %d (%v), want 1", status(err), err)
+	}
+	var want, got []string
+	for _, e := range dropped {
+		want = append(want, fmt.Sprintf("%s - VAR %s @%d size=%d", e.Section, e.Var, e.Offset, e.Size))
+	}
+	section := ""
+	for _, line := range strings.Split(out, "\n") {
+		if name, ok := strings.CutPrefix(line, "  ~ DATASEC "); ok {
+			section = name
+		} else if v, ok := strings.CutPrefix(line, "      "); ok && (strings.HasPrefix(v, "- ") || strings.HasPrefix(v, "+ ")) {
+			got = append(got, section+" "+v)
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("btfgate diff lists %d entries, the reference has %d overlapping; first of each: %.1q, %.1q", len(got), len(want), got, want)
+	}
+	for _, line := range []string{"functions: 0 added, 0 removed, 0 changed\n", "variables: 0 added, 0 removed, 0 changed\n",
+		fmt.Sprintf("named types: 0 added, 0 removed, %d changed\n", len(slices.CompactFunc(slices.Clone(dropped), func(a, b refbtf.Entry) bool { return a.Section == b.Section })))} {
+		if !strings.Contains(out, line) {
+			t.Errorf("btfgate diff lacks %q:\n%.2000s", line, out)
+		}
+	}
 }
 
 func mustLoad(t *testing.T, path string) *btfdiff.Set {

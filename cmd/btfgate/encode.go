@@ -110,7 +110,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	}
 	defer stopProfiles()
 	start := time.Now()
-	opts := encode.Options{Features: st.features, Jobs: fl.jobs, Detail: report != ""}
+	opts := encode.Options{Features: st.features, Jobs: fl.jobs, Detail: report != "", Supplement: fl.supplement, MaxInflation: fl.maxInflation}
 	opts.BasePath = fl.base // loaded beside the input's opening
 	if fl.base != "" {
 		opts.BaseCache = baseCache(fl.cache)

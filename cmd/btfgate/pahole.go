@@ -52,40 +52,6 @@ type paholeArgs struct {
 	supported bool
 }
 
-// legacyFlags are pahole's older single-feature options and what they do
-// to the feature set.
-func legacyFlag(name string, s *features.Set) bool {
-	switch name {
-	case "--btf_gen_floats":
-		s.Float = true
-	case "--btf_gen_optimized":
-		s.OptimizedFunc = true
-	case "--btf_encode_force":
-		s.EncodeForce = true
-	case "--skip_encoding_btf_vars":
-		s.Var = false
-	case "--skip_encoding_btf_decl_tag":
-		s.DeclTag = false
-	case "--skip_encoding_btf_type_tag":
-		s.TypeTag = false
-	case "--skip_encoding_btf_enum64":
-		s.Enum64 = false
-	case "--skip_encoding_btf_inconsistent_proto":
-		s.ConsistentFunc = true
-	case "--reproducible_build":
-		s.ReproducibleBuild = true
-	case "--btf_attributes":
-		s.Attributes = true
-	case "--btf_gen_all":
-		// pahole asks for the feature "all", which no longer exists: the
-		// only effect is the reset of the first --btf_features.
-		*s = features.Set{}
-	default:
-		return false
-	}
-	return true
-}
-
 // parsePaholeArgs reads pahole's options in order, as argp does, so that
 // the first --btf_features resets what legacy flags before it set
 // (pahole-behaviour.md §1.1).
@@ -104,7 +70,7 @@ func parsePaholeArgs(args []string, stderr io.Writer) (*paholeArgs, error) {
 				fmt.Fprintf(stderr, "Ignoring unsupported feature '%s'\n", u)
 			}
 		}
-		p.set = unionSets(p.set, s)
+		p.set = features.Union(p.set, s)
 		return nil
 	}
 	for i := 0; i < len(args); i++ {
@@ -179,7 +145,7 @@ func parsePaholeArgs(args []string, stderr io.Writer) (*paholeArgs, error) {
 				return nil, err
 			}
 			p.rulesFile = v
-		case legacyFlag(a, &p.set):
+		case features.ApplyOption(a, &p.set):
 		case strings.HasPrefix(a, "-") && a != "-":
 			return nil, fmt.Errorf("pahole option %s is not supported by btfgate (it encodes BTF only; see docs/pahole-compat.md)", a)
 		default:
@@ -193,22 +159,6 @@ func parsePaholeArgs(args []string, stderr io.Writer) (*paholeArgs, error) {
 		p.rulesFile = os.Getenv(rulesEnv)
 	}
 	return p, nil
-}
-
-func unionSets(a, b features.Set) features.Set {
-	names := map[string]bool{}
-	for _, n := range b.Enabled() {
-		names[n] = true
-	}
-	for _, n := range a.Enabled() {
-		names[n] = true
-	}
-	var list []string
-	for n := range names {
-		list = append(list, n)
-	}
-	s, _, _ := features.Parse(strings.Join(list, ","), false)
-	return s
 }
 
 // isPahole reports whether the program was started under the name pahole.
@@ -236,7 +186,7 @@ func paholeOption(a string) bool {
 		return true
 	}
 	var scratch features.Set
-	return legacyFlag(a, &scratch)
+	return features.ApplyOption(a, &scratch)
 }
 
 // runPahole is the pahole-compatible front end: "pahole -J [options] FILE"

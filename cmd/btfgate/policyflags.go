@@ -14,6 +14,7 @@ import (
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/features"
 	"github.com/btfgate/btfgate/internal/inputs"
+	"github.com/btfgate/btfgate/loader/elffile"
 	"github.com/btfgate/btfgate/rules"
 )
 
@@ -32,12 +33,16 @@ type policyFlags struct {
 	allowHiding bool
 	// strictLists makes a list entry that matches no function an error.
 	strictLists bool
+	// supplement is the supplementary file of a dwz -m input.
+	supplement string
 	// debug sends policies' print() to debugOut (stderr).
 	debug    bool
 	debugOut io.Writer
 	// dataFiles are --data files (rules.DataFileSpec), read after the
 	// rules file's data and data_files.
 	dataFiles []string
+	// maxInflation bounds the input's compressed sections (elffile.Limits).
+	maxInflation uint64
 }
 
 func (p *policyFlags) register(f *pflag.FlagSet) {
@@ -51,7 +56,9 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.DurationVar(&p.timeout, "policy-timeout", engine.DefaultTimeout, "stop a policy evaluation that takes longer than this")
 	f.StringVar(&p.memory, "policy-memory", "4GiB", "stop a policy evaluation that grows the heap by more than this (e.g. 512MiB)")
 	f.BoolVar(&p.strictLists, "strict", false, "fail when an entry of a deny, keep, true_signature or tags list matches no function (a warning otherwise)")
+	f.StringVar(&p.supplement, "dwarf-supplement", "", "the supplementary object file of an input processed with dwz -m (default: the one its .gnu_debugaltlink or .debug_sup names, next to it or under /usr/lib/debug)")
 	f.BoolVar(&p.debug, "debug", false, "write what policies print() to stderr, each line with its module and line")
+	f.Uint64Var(&p.maxInflation, "max-inflation", elffile.DefaultMaxInflation, "refuse an input whose compressed debug sections claim more than this many times its size decompressed")
 	f.BoolVar(&p.allowHiding, "allow-hiding-btf-ids", false, "let rules leave out functions the kernel references by BTF id (.BTF_ids) that pahole's rules keep")
 }
 
@@ -75,7 +82,7 @@ func (p *policyFlags) limits() (engine.Limits, error) {
 // must be none of them.
 func (p *policyFlags) inputFiles(input string, extra ...string) []string {
 	files := append([]string{input}, extra...)
-	files = append(files, p.rulesFile)
+	files = append(files, p.rulesFile, p.supplement)
 	for _, d := range p.dataFiles {
 		_, f := rules.DataFileSpec(d)
 		files = append(files, f)

@@ -50,10 +50,12 @@ type funcCounts struct {
 	KeptBy map[string]int `json:"kept_by_rule"`
 }
 
-// varCounts counts the VARs in the output, by DATASEC.
+// varCounts counts the VARs in the output, by DATASEC, and the DATASEC
+// entries left out because they overlap an earlier one.
 type varCounts struct {
 	Total     int            `json:"total"`
 	BySection map[string]int `json:"by_section"`
+	Dropped   int            `json:"dropped_overlapping,omitempty"`
 }
 
 type phaseJSON struct {
@@ -65,7 +67,7 @@ func newSummary(input, output string, set features.Set, res *encode.Result, size
 	s := &summary{Input: input, Output: output, Features: set.Enabled(), Units: res.Units,
 		TypesBefore: res.Before, Types: res.Types.Len(), Kinds: map[string]int{}, Bytes: size, Total: total.Seconds(),
 		Functions: countDecisions(res.Decisions),
-		Variables: varCounts{BySection: map[string]int{}}, Warnings: res.Warnings, BaseCached: res.BaseCached}
+		Variables: varCounts{BySection: map[string]int{}, Dropped: res.DroppedEntries}, Warnings: res.Warnings, BaseCached: res.BaseCached}
 	if res.BaseCacheError != nil {
 		s.Warnings = append(slices.Clip(s.Warnings), res.BaseCacheError.Error())
 	}

@@ -102,6 +102,17 @@ func hostileCases() []hostileCase {
 		{"amplification", "--policy /dev/zero", func(t *testing.T, d string) []string {
 			return []string{"encode", "--policy", "/dev/zero", "-o", out(d), in(d)}
 		}, "/dev/zero", false, nil},
+		{"amplification", "zlib .debug_str claiming 384 MiB", func(t *testing.T, d string) []string {
+			orig, err := os.ReadFile(in(d))
+			if err != nil {
+				t.Fatal(err)
+			}
+			bomb := filepath.Join(d, "bomb.o")
+			if err := os.WriteFile(bomb, zlibBomb(t, orig, 384<<20), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return []string{"encode", "-o", out(d), bomb}
+		}, "bomb.o: section .debug_str", false, nil},
 		// 5. Hangs.
 		{"hang", "FIFO as rules", func(t *testing.T, d string) []string {
 			return []string{"encode", "--rules", mkfifo(t, filepath.Join(d, "r.yaml")), "-o", out(d), in(d)}
@@ -231,7 +242,7 @@ func checkWrittenBTF(t *testing.T, path string) {
 	if err != nil {
 		t.Fatalf("%s: written with exit 0 but does not parse: %v", path, err)
 	}
-	if _, err := types.Validate(); err != nil {
+	if err := types.Validate(); err != nil {
 		t.Errorf("%s: written with exit 0 but the kernel would refuse it: %v", path, err)
 	}
 }

@@ -29,7 +29,7 @@ const (
 // fastPath returns the fast path of a decoding kind and size.
 func fastPath(kind uint8, size int) uint8 {
 	switch kind {
-	case kAddr, kData1, kData2, kData4, kData8, kRefAddr, kRefSig8, kRefAlt, kStrAlt, kSecOffset:
+	case kAddr, kData1, kData2, kData4, kData8, kRefAddr, kRefSig8, kSecOffset:
 		switch size {
 		case 1:
 			return fastU1
@@ -226,6 +226,7 @@ const maxDenseSlack = 256
 func (d *Data) parseAbbrev(u *Unit, sc *abbrevScratch) error {
 	b := d.newBuf(".debug_abbrev", d.abbrev, u.AbbrevOffset, u.Index)
 	offSize := u.OffsetSize()
+	sup := d.partAtAbbrev(u.AbbrevOffset) > 0
 	list, ends, specs := sc.list[:0], sc.ends[:0], sc.specs[:0]
 	defer func() { sc.list, sc.ends, sc.specs = list, ends, specs }()
 	for {
@@ -275,6 +276,9 @@ func (d *Data) parseAbbrev(u *Unit, sc *abbrevScratch) error {
 			s.kind, s.size = kind, int8(size)
 			s.class = formClass(Attr(s.attr), s.form, u.Version)
 			s.fast = fastPath(kind, size)
+			if kind == kRefAddr && sup {
+				s.fast = fastNone // Reader.value moves it to the supplement's offsets
+			}
 			if Attr(s.attr) == AttrSibling && s.class == ClassReference && a.sibling < 0 && len(specs)-start <= math.MaxInt16 {
 				a.sibling = int16(len(specs) - start)
 			}

@@ -33,7 +33,10 @@ type Data struct {
 
 	privateParses map[abbrevKey]int // private parses per table (see abbrevTable)
 
-	strs strTable // NUL index of .debug_str, built on first use
+	// parts[0] is the input, the others are attached (see Attach);
+	// supPart is the supplement's number, 0 if none.
+	parts   []*part
+	supPart int
 }
 
 // New returns the Data for the sections s. It only checks that the
@@ -47,7 +50,7 @@ func New(s Sections) (*Data, error) {
 	}
 	var probe [2]byte
 	s.ByteOrder.PutUint16(probe[:], 1)
-	return &Data{
+	d := &Data{
 		file:       s.File,
 		le:         probe[0] == 1,
 		order:      s.ByteOrder,
@@ -64,7 +67,11 @@ func New(s Sections) (*Data, error) {
 		abbrevs:    make(map[abbrevKey]*abbrevTable),
 
 		privateParses: make(map[abbrevKey]int),
-	}, nil
+	}
+	d.parts = []*part{{file: s.File, infoEnd: uint64(len(s.Info)), abbrevEnd: uint64(len(s.Abbrev)),
+		secs: sectionSet{str: s.Str, lineStr: s.LineStr, strOffsets: s.StrOffsets, addr: s.Addr,
+			rngLists: s.RngLists, locLists: s.LocLists, loc: s.Loc, ranges: s.Ranges}}}
+	return d, nil
 }
 
 // ByteOrder returns the byte order of the data.

@@ -2,6 +2,7 @@ package dwarf
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 )
 
@@ -34,6 +35,24 @@ func (e *DecodeError) Error() string {
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 // errorf builds a DecodeError for data d.
+// An offset in the supplement's part of .debug_info or .debug_abbrev is
+// reported as the supplementary file's.
 func (d *Data) decodeError(section string, off uint64, unit int, err error) *DecodeError {
+	if len(d.parts) > 1 {
+		n, base := 0, uint64(0)
+		switch section {
+		case ".debug_info":
+			n = d.partAt(off)
+			base = d.parts[n].infoOff
+		case ".debug_abbrev":
+			n = d.partAtAbbrev(off)
+			base = d.parts[n].abbrevOff
+		}
+		if n > 0 {
+			p := d.parts[n]
+			return &DecodeError{File: p.file, Section: section, Offset: off - base, Unit: unit,
+				Err: fmt.Errorf("%w (%s of %s)", err, p.kind, d.file)}
+		}
+	}
 	return &DecodeError{File: d.file, Section: section, Offset: off, Unit: unit, Err: err}
 }

@@ -28,7 +28,7 @@ const (
 	kString
 	kStrp     // offset into .debug_str
 	kLineStrp // offset into .debug_line_str
-	kStrAlt   // offset into a supplementary file's strings: kept raw
+	kStrAlt   // offset into a supplementary file's strings
 	kStrx     // ULEB index
 	kStrx1
 	kStrx2
@@ -41,7 +41,7 @@ const (
 	kRefUdata
 	kRefAddr
 	kRefSig8
-	kRefAlt // reference into a supplementary file: kept raw (size 4 or 8)
+	kRefAlt // reference into a supplementary file (size 4 or 8)
 	kSecOffset
 	kFlag
 	kFlagPresent

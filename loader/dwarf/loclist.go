@@ -33,14 +33,18 @@ type LocEntry struct {
 // order, until the list ends or fn returns false. For DWARF 5 units off is
 // an offset in .debug_loclists (Field.Val of a ClassLocList attribute, with
 // loclistx already resolved); for earlier versions it is an offset in
-// .debug_loc. The initial base address is u.LowPC, so u must have been
-// passed to Reader.Seek.
+// .debug_loc (.debug_loc.dwo for a DWARF 4 split unit, whose entries
+// index .debug_addr). The initial base address is u.LowPC, so u must have
+// been passed to Reader.Seek.
 func (d *Data) LocList(u *Unit, off uint64, fn func(LocEntry) bool) error {
 	if !validSize(int(u.AddrSize)) {
 		return d.decodeError(".debug_info", u.Offset, u.Index, fmt.Errorf("unsupported address size %d", u.AddrSize))
 	}
 	if u.Version >= 5 {
 		return d.locLists5(u, off, fn)
+	}
+	if secs, err := d.unitSections(u); err == nil && d.parts[u.Part].kind == PartSplit {
+		return d.locListGNUSplit(u, secs, off, fn)
 	}
 	return d.locList4(u, off, fn)
 }
@@ -55,10 +59,14 @@ func addrMask(size int) uint64 {
 
 func (d *Data) locLists5(u *Unit, off uint64, fn func(LocEntry) bool) error {
 	const sec = ".debug_loclists"
-	if len(d.locLists) == 0 {
+	secs, err := d.unitSections(u)
+	if err != nil {
+		return err
+	}
+	if len(secs.locLists) == 0 {
 		return d.decodeError(sec, off, u.Index, errNoSection)
 	}
-	b := d.newBuf(sec, d.locLists, off, u.Index)
+	b := d.newBuf(sec, secs.locLists, off, u.Index)
 	as := int(u.AddrSize)
 	mask := addrMask(as)
 	base := u.LowPC
@@ -68,9 +76,9 @@ func (d *Data) locLists5(u *Unit, off uint64, fn func(LocEntry) bool) error {
 		if b.err != nil {
 			return 0
 		}
-		v, ok := indexed(d.addr, u.AddrBase, idx, as, d.le)
+		v, ok := indexed(secs.addr, u.AddrBase, idx, as, d.le)
 		if !ok {
-			b.fail(uint64(at), fmt.Errorf("address index %d out of range of .debug_addr (base 0x%x, size 0x%x)", idx, u.AddrBase, len(d.addr)))
+			b.fail(uint64(at), fmt.Errorf("address index %d out of range of .debug_addr (base 0x%x, size 0x%x)", idx, u.AddrBase, len(secs.addr)))
 		}
 		return v
 	}
@@ -131,10 +139,14 @@ var errNoEnd = errors.New("location list has no end-of-list entry")
 
 func (d *Data) locList4(u *Unit, off uint64, fn func(LocEntry) bool) error {
 	const sec = ".debug_loc"
-	if len(d.loc) == 0 {
+	secs, err := d.unitSections(u)
+	if err != nil {
+		return err
+	}
+	if len(secs.loc) == 0 {
 		return d.decodeError(sec, off, u.Index, errNoSection)
 	}
-	b := d.newBuf(sec, d.loc, off, u.Index)
+	b := d.newBuf(sec, secs.loc, off, u.Index)
 	as := int(u.AddrSize)
 	mask := addrMask(as)
 	base := u.LowPC
@@ -172,10 +184,14 @@ func (d *Data) Addr(u *Unit, idx uint64) (uint64, error) {
 	if !validSize(int(u.AddrSize)) {
 		return 0, d.decodeError(".debug_info", u.Offset, u.Index, fmt.Errorf("unsupported address size %d", u.AddrSize))
 	}
-	v, ok := indexed(d.addr, u.AddrBase, idx, int(u.AddrSize), d.le)
+	secs, err := d.unitSections(u)
+	if err != nil {
+		return 0, err
+	}
+	v, ok := indexed(secs.addr, u.AddrBase, idx, int(u.AddrSize), d.le)
 	if !ok {
 		return 0, d.decodeError(".debug_addr", u.AddrBase, u.Index,
-			fmt.Errorf("address index %d out of range (size 0x%x)", idx, len(d.addr)))
+			fmt.Errorf("address index %d out of range (size 0x%x)", idx, len(secs.addr)))
 	}
 	return v, nil
 }

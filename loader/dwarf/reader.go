@@ -32,8 +32,17 @@ type Reader struct {
 	lastChildren bool   // the last DIE returned has children not yet walked
 	lastSibling  uint64 // its DW_AT_sibling, 0 if none
 
-	str []byte   // .debug_str
-	nul []uint64 // its NUL bitmap (see strTable)
+	str     []byte   // .debug_str
+	nul     []uint64 // its NUL bitmap (see strTable)
+	lineStr []byte   // .debug_line_str
+
+	// part is the number of the unit's part (see Data.Attach), secs its
+	// sections; str and lineStr are secs' too. refAddrAdd moves the
+	// part's DW_FORM_ref_addr values to where its .debug_info starts in
+	// Data.info.
+	part       int
+	secs       *sectionSet
+	refAddrAdd uint64
 
 	err     error
 	root    Entry // scratch entry for Seek
@@ -111,7 +120,7 @@ func (r *Reader) Keep(set *AttrSet) {
 // unit, so SeekOffset within the same unit costs nothing, while a fresh
 // Reader may parse the table again (see Data.abbrevTable).
 func (d *Data) NewReader() *Reader {
-	return &Reader{d: d, le: d.le, unitIdx: -1, str: d.str}
+	return &Reader{d: d, le: d.le, unitIdx: -1, str: d.str, lineStr: d.lineStr, secs: &d.parts[0].secs}
 }
 
 // Err returns the first error the Reader met, or nil.
@@ -159,8 +168,17 @@ func (r *Reader) Seek(u *Unit) error {
 		r.fail(u.Offset, fmt.Errorf("unsupported address size %d", u.AddrSize))
 		return r.err
 	}
-	if r.nul == nil && len(d.str) > 0 {
-		r.nul = d.strNul()
+	if u.Part != r.part {
+		if u.Part < 0 || u.Part >= len(d.parts) {
+			r.fail(u.Offset, fmt.Errorf("unit of part %d, the data has %d", u.Part, len(d.parts)))
+			return r.err
+		}
+		p := d.parts[u.Part]
+		r.part, r.secs, r.refAddrAdd = u.Part, &p.secs, p.infoOff
+		r.str, r.lineStr, r.nul = p.secs.str, p.secs.lineStr, nil
+	}
+	if r.nul == nil && len(r.str) > 0 {
+		r.nul = d.partNul(r.part)
 	}
 	tab, err := d.abbrevTable(u, &r.scratch)
 	if err != nil {
@@ -233,7 +251,11 @@ func (r *Reader) Seek(u *Unit) error {
 		}
 		return r.err
 	}
-	u.LowPC, u.Producer, u.Name, u.Language = 0, "", "", 0
+	// A split unit's base address is its skeleton's, which the caller set.
+	if d.parts[u.Part].kind != PartSplit {
+		u.LowPC = 0
+	}
+	u.Producer, u.Name, u.Language = "", "", 0
 	for i := range r.root.Fields {
 		f := &r.root.Fields[i]
 		switch f.Attr {

@@ -15,12 +15,6 @@ type strTable struct {
 	nul  []uint64
 }
 
-// strNul returns the NUL bitmap of .debug_str, building it on first use.
-func (d *Data) strNul() []uint64 {
-	d.strs.once.Do(func() { d.strs.nul = nulBitmap(d.str) })
-	return d.strs.nul
-}
-
 // nulBitmap returns one bit per byte of b, set for the NUL bytes. It reads
 // b eight bytes at a time: a module's .debug_str, whose strings are not
 // merged (2 MB, 131,000 strings for ext4.ko), took 4 ms searched string by

@@ -25,6 +25,11 @@ type Unit struct {
 	Signature  uint64
 	TypeOffset uint64
 
+	// Part is the number of the part the unit comes from: 0 for the
+	// input's own, else an attached file's (see Data.Attach), whose
+	// Offset and AbbrevOffset lie past the input's sections.
+	Part int
+
 	// Filled from the root DIE by Reader.Seek.
 	StrOffsetsBase, AddrBase, LocListsBase, RngListsBase uint64
 	LowPC                                                uint64 // DW_AT_low_pc of the root, 0 if none: the base address of lists
@@ -84,9 +89,12 @@ func (d *Data) unitHeader(off uint64, index int) (Unit, error) {
 		return u, b.err
 	}
 	start := uint64(b.off)
-	if length > uint64(len(d.info))-start {
+	// The input's units end where the supplement's start.
+	part := d.partAt(off)
+	limit := d.parts[part].infoEnd
+	if start > limit || length > limit-start {
 		return u, d.decodeError(".debug_info", off, index,
-			fmt.Errorf("%w: unit length 0x%x runs past the end of the section (0x%x bytes left)", ErrTruncated, length, uint64(len(d.info))-start))
+			fmt.Errorf("%w: unit length 0x%x runs past the end of the section (0x%x bytes left)", ErrTruncated, length, limit-min(start, limit)))
 	}
 	u.End = start + length
 	// Read the rest of the header within the unit only.
@@ -120,12 +128,21 @@ func (d *Data) unitHeader(off uint64, index int) (Unit, error) {
 	if b.err != nil {
 		return u, b.err
 	}
+	if part > 0 {
+		u.Part = part
+		p := d.parts[part]
+		if u.AbbrevOffset >= p.abbrevEnd-p.abbrevOff {
+			return u, d.decodeError(".debug_info", off, index,
+				fmt.Errorf("abbreviation offset 0x%x past the end of .debug_abbrev (size 0x%x)", u.AbbrevOffset, p.abbrevEnd-p.abbrevOff))
+		}
+		u.AbbrevOffset += p.abbrevOff
+	}
 	switch u.AddrSize {
 	case 1, 2, 4, 8:
 	default:
 		return u, d.decodeError(".debug_info", off, index, fmt.Errorf("unsupported address size %d", u.AddrSize))
 	}
-	if u.AbbrevOffset >= uint64(len(d.abbrev)) {
+	if u.AbbrevOffset >= d.parts[part].abbrevEnd {
 		return u, d.decodeError(".debug_info", off, index,
 			fmt.Errorf("abbreviation offset 0x%x past the end of .debug_abbrev (size 0x%x)", u.AbbrevOffset, len(d.abbrev)))
 	}

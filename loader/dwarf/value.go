@@ -48,14 +48,24 @@ func (r *Reader) value(f *Field, kind uint8, size int, implicit int64, pos int) 
 			}
 		case kLineStrp:
 			f.Val = v
-			if f.Bytes = r.cstring(r.d.lineStr, ".debug_line_str", v, at); f.Bytes == nil {
+			if f.Bytes = r.cstring(r.lineStr, ".debug_line_str", v, at); f.Bytes == nil {
 				return -1
 			}
 		case kStrx1, kStrx2, kStrx3, kStrx4:
 			return r.strx(f, v, at, pos)
 		case kAddrx1, kAddrx2, kAddrx3, kAddrx4:
 			return r.addrx(f, v, at, pos)
-		default: // addr, data, ref_addr, ref_sig8, sec_offset, supplementary forms
+		case kRefAddr:
+			f.Val = v + r.refAddrAdd
+		case kRefAlt:
+			if !r.altRef(f, v, at) {
+				return -1
+			}
+		case kStrAlt:
+			if !r.altStr(f, v, at) {
+				return -1
+			}
+		default: // addr, data, ref_sig8, sec_offset
 			f.Val = v
 		}
 		return pos
@@ -81,9 +91,9 @@ func (r *Reader) value(f *Field, kind uint8, size int, implicit int64, pos int) 
 		case kStrx:
 			return r.strx(f, v, at, pos)
 		case kLoclistx:
-			return r.listx(f, v, at, pos, r.d.locLists, ".debug_loclists", r.locBase)
+			return r.listx(f, v, at, pos, r.secs.locLists, ".debug_loclists", r.locBase)
 		default:
-			return r.listx(f, v, at, pos, r.d.rngLists, ".debug_rnglists", r.rngBase)
+			return r.listx(f, v, at, pos, r.secs.rngLists, ".debug_rnglists", r.rngBase)
 		}
 		return pos
 	case kSdata:
@@ -216,9 +226,9 @@ func (r *Reader) strx(f *Field, idx uint64, at, pos int) int {
 	if r.raw {
 		return pos
 	}
-	off, ok := indexed(r.d.strOffsets, r.strOffBase, idx, r.offSize, r.le)
+	off, ok := indexed(r.secs.strOffsets, r.strOffBase, idx, r.offSize, r.le)
 	if !ok {
-		r.fail(uint64(at), fmt.Errorf("string index %d out of range of .debug_str_offsets (base 0x%x, size 0x%x)", idx, r.strOffBase, len(r.d.strOffsets)))
+		r.fail(uint64(at), fmt.Errorf("string index %d out of range of .debug_str_offsets (base 0x%x, size 0x%x)", idx, r.strOffBase, len(r.secs.strOffsets)))
 		return -1
 	}
 	f.Val = off
@@ -234,9 +244,9 @@ func (r *Reader) addrx(f *Field, idx uint64, at, pos int) int {
 	if r.raw {
 		return pos
 	}
-	v, ok := indexed(r.d.addr, r.addrBase, idx, r.addrSize, r.le)
+	v, ok := indexed(r.secs.addr, r.addrBase, idx, r.addrSize, r.le)
 	if !ok {
-		r.fail(uint64(at), fmt.Errorf("address index %d out of range of .debug_addr (base 0x%x, size 0x%x)", idx, r.addrBase, len(r.d.addr)))
+		r.fail(uint64(at), fmt.Errorf("address index %d out of range of .debug_addr (base 0x%x, size 0x%x)", idx, r.addrBase, len(r.secs.addr)))
 		return -1
 	}
 	f.Val = v

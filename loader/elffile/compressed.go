@@ -10,77 +10,125 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// Limits on the claimed decompressed size of a section. A compressed
-// section's header states its uncompressed size (ch_size) and the buffer is
-// allocated from it, so it is bounded before use: debug sections compress
-// by 3x to 10x, so a claim beyond maxCompressionRatio times the compressed
-// size (plus a little slack for tiny sections) can only be hostile or
-// corrupt, and maxDecompressedSize caps the absolute size.
+// Limits bound the memory that decompressing sections may take. A
+// compressed section's header states its uncompressed size and the buffer
+// is allocated from it, so the claim is checked before anything is
+// decompressed.
+type Limits struct {
+	// MaxInflation is how many times the file's size the compressed
+	// sections one call decompresses (DebugSections, SectionData) may
+	// claim, added up, plus inflationSlack for small files. Debug sections
+	// compress by a few times, and a file holds more than its compressed
+	// debug sections, so honest files claim about the file's size.
+	MaxInflation uint64
+}
+
+// DefaultMaxInflation is Limits.MaxInflation unless the caller raises it.
+const DefaultMaxInflation = 32
+
+// DefaultLimits are the limits Open and NewFile apply.
+func DefaultLimits() Limits { return Limits{MaxInflation: DefaultMaxInflation} }
+
+// Hard bounds on one section's claimed size, whatever the Limits: no
+// section decompresses past maxDecompressedSize, and none claims more than
+// maxCompressionRatio times its payload (plus compressionSlack for tiny
+// sections), which no honest encoder produces.
 const (
 	maxDecompressedSize = 4 << 30
 	maxCompressionRatio = 1000
 	compressionSlack    = 1 << 20
+	inflationSlack      = 1 << 20
 )
 
-// decompressSection decodes an SHF_COMPRESSED section whose raw bytes start
-// with an Elf32_Chdr or Elf64_Chdr.
-func (f *File) decompressSection(s *Section, raw []byte) ([]byte, error) {
-	o := f.order
-	var typ uint32
-	var size, align uint64
-	var hdr int
-	if f.Class == Class64 {
-		hdr = chdr64Size
-		if len(raw) < hdr {
-			return nil, f.sectionErr(s, 0, nil, "compressed section is %d bytes, too small for an Elf64_Chdr", len(raw))
-		}
-		typ, size, align = o.u32(raw), o.u64(raw[8:]), o.u64(raw[16:])
-	} else {
-		hdr = chdr32Size
-		if len(raw) < hdr {
-			return nil, f.sectionErr(s, 0, nil, "compressed section is %d bytes, too small for an Elf32_Chdr", len(raw))
-		}
-		typ, size, align = o.u32(raw), uint64(o.u32(raw[4:])), uint64(o.u32(raw[8:]))
-	}
-	if align&(align-1) != 0 {
-		return nil, f.sectionErr(s, 0, nil, "compression header ch_addralign %d is not a power of two", align)
-	}
-	payload := raw[hdr:]
-	if err := checkClaimedSize(size, uint64(len(payload))); err != nil {
-		return nil, f.sectionErr(s, 0, nil, "compression header ch_size %d: %s", size, err)
-	}
-	var out []byte
-	var err error
-	switch typ {
-	case ELFCOMPRESS_ZLIB:
-		out, err = inflate(payload, size)
-	case ELFCOMPRESS_ZSTD:
-		out, err = unzstd(payload, size)
-	default:
-		return nil, f.sectionErr(s, 0, nil, "unknown compression type ch_type %d", typ)
-	}
-	if err != nil {
-		return nil, f.sectionErr(s, uint64(hdr), err, "decompressing %d bytes (ch_type %d) to ch_size %d", len(payload), typ, size)
-	}
-	return out, nil
+// compressed is how a section's bytes are compressed, as its header says.
+type compressed struct {
+	typ     uint32 // ELFCOMPRESS_*; ELFCOMPRESS_ZLIB for .zdebug
+	size    uint64 // the claimed uncompressed size
+	hdr     int    // the header's size: where payload starts in the section
+	payload []byte
 }
 
-// decompressZdebug decodes a legacy .zdebug_* section: "ZLIB", a 64-bit
-// big-endian uncompressed size, then a zlib stream.
-func (f *File) decompressZdebug(s *Section, raw []byte) ([]byte, error) {
-	const hdr = 12
-	if len(raw) < hdr || string(raw[:4]) != zdebugMagic {
-		return nil, f.sectionErr(s, 0, nil, "legacy compressed section does not start with %q and a size", zdebugMagic)
+// compression reads the header of raw, the bytes of s: an Elf32_Chdr or
+// Elf64_Chdr for an SHF_COMPRESSED section, "ZLIB" and a 64-bit big-endian
+// size for a legacy .zdebug one. It checks the claimed size against the
+// hard bounds; ok is false if raw is not compressed.
+func (f *File) compression(s *Section, raw []byte, zdebug bool) (c compressed, ok bool, err error) {
+	switch {
+	case zdebug:
+		const hdr = 12
+		if len(raw) < hdr || string(raw[:4]) != zdebugMagic {
+			return c, false, f.sectionErr(s, 0, nil, "legacy compressed section does not start with %q and a size", zdebugMagic)
+		}
+		c = compressed{typ: ELFCOMPRESS_ZLIB, size: uint64(raw[4])<<56 | uint64(raw[5])<<48 | uint64(raw[6])<<40 | uint64(raw[7])<<32 |
+			uint64(raw[8])<<24 | uint64(raw[9])<<16 | uint64(raw[10])<<8 | uint64(raw[11]), hdr: hdr, payload: raw[hdr:]}
+		if err := checkClaimedSize(c.size, uint64(len(c.payload))); err != nil {
+			return c, false, f.sectionErr(s, 4, nil, "uncompressed size %d: %s", c.size, err)
+		}
+		return c, true, nil
+	case s.Flags&SHF_COMPRESSED == 0:
+		return c, false, nil
 	}
-	size := uint64(raw[4])<<56 | uint64(raw[5])<<48 | uint64(raw[6])<<40 | uint64(raw[7])<<32 |
-		uint64(raw[8])<<24 | uint64(raw[9])<<16 | uint64(raw[10])<<8 | uint64(raw[11])
-	payload := raw[hdr:]
-	if err := checkClaimedSize(size, uint64(len(payload))); err != nil {
-		return nil, f.sectionErr(s, 4, nil, "uncompressed size %d: %s", size, err)
+	o := f.order
+	var align uint64
+	if f.Class == Class64 {
+		c.hdr = chdr64Size
+		if len(raw) < c.hdr {
+			return c, false, f.sectionErr(s, 0, nil, "compressed section is %d bytes, too small for an Elf64_Chdr", len(raw))
+		}
+		c.typ, c.size, align = o.u32(raw), o.u64(raw[8:]), o.u64(raw[16:])
+	} else {
+		c.hdr = chdr32Size
+		if len(raw) < c.hdr {
+			return c, false, f.sectionErr(s, 0, nil, "compressed section is %d bytes, too small for an Elf32_Chdr", len(raw))
+		}
+		c.typ, c.size, align = o.u32(raw), uint64(o.u32(raw[4:])), uint64(o.u32(raw[8:]))
 	}
-	out, err := inflate(payload, size)
+	if align&(align-1) != 0 {
+		return c, false, f.sectionErr(s, 0, nil, "compression header ch_addralign %d is not a power of two", align)
+	}
+	c.payload = raw[c.hdr:]
+	if err := checkClaimedSize(c.size, uint64(len(c.payload))); err != nil {
+		return c, false, f.sectionErr(s, 0, nil, "compression header ch_size %d: %s", c.size, err)
+	}
+	if c.typ != ELFCOMPRESS_ZLIB && c.typ != ELFCOMPRESS_ZSTD {
+		return c, false, f.sectionErr(s, 0, nil, "unknown compression type ch_type %d", c.typ)
+	}
+	return c, true, nil
+}
+
+// checkInflation checks that claimed, the sizes claimed by the compressed
+// sections a call decompresses up to and including s (which claims
+// size), stays within the File's Limits.
+func (f *File) checkInflation(s *Section, size, claimed uint64) error {
+	file := uint64(len(f.data))
+	limit := f.limits.MaxInflation*file + inflationSlack
+	if f.limits.MaxInflation > (math.MaxUint64-inflationSlack)/max(file, 1) {
+		limit = math.MaxUint64
+	}
+	if claimed <= limit {
+		return nil
+	}
+	if claimed == size {
+		return f.sectionErr(s, 0, nil, "claims %d bytes decompressed, more than %d times the file's %d bytes: "+
+			"not plausible for debug sections (--max-inflation raises the limit)", size, f.limits.MaxInflation, file)
+	}
+	return f.sectionErr(s, 0, nil, "claims %d bytes decompressed, which makes the compressed sections %d bytes, "+
+		"more than %d times the file's %d bytes: not plausible for debug sections (--max-inflation raises the limit)",
+		size, claimed, f.limits.MaxInflation, file)
+}
+
+// decompress decodes c, the compressed bytes of s.
+func (f *File) decompress(s *Section, c compressed) ([]byte, error) {
+	var out []byte
+	var err error
+	switch c.typ {
+	case ELFCOMPRESS_ZLIB:
+		out, err = inflate(c.payload, c.size)
+	default:
+		out, err = unzstd(c.payload, c.size)
+	}
 	if err != nil {
-		return nil, f.sectionErr(s, hdr, err, "decompressing %d bytes (zlib) to %d", len(payload), size)
+		return nil, f.sectionErr(s, uint64(c.hdr), err, "decompressing %d bytes (ch_type %d) to %d", len(c.payload), c.typ, c.size)
 	}
 	return out, nil
 }

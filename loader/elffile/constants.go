@@ -33,14 +33,18 @@ const (
 	ET_CORE = 4
 )
 
-// Machines (e_machine) whose relocations this package applies.
+// Machines (e_machine): those whose relocations this package applies, and
+// the others pahole knows the parameter registers of.
 const (
+	EM_SPARC   = 2
 	EM_386     = 3
 	EM_MIPS    = 8
 	EM_PPC     = 20
 	EM_PPC64   = 21
 	EM_S390    = 22
 	EM_ARM     = 40
+	EM_SPARCV9 = 43
+	EM_ARC     = 45
 	EM_X86_64  = 62
 	EM_AARCH64 = 183
 	EM_RISCV   = 243

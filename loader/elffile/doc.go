@@ -10,7 +10,10 @@
 // returned as slices of the mapping (zero-copy) unless it had to be
 // decompressed or relocated, in which case it is a private copy. Slices of
 // the mapping are valid until Close; section and symbol names are copies
-// and stay valid after it.
+// and stay valid after it. Reading a section is one pass (sections.go):
+// locate, bound what decompression claims (Limits), decompress or copy,
+// relocate, hand out; one type (pages, pages.go) owns the mapping, the
+// copies and every release of their pages (Release, Discard).
 //
 // The input is treated as hostile: every offset, size and count read from the
 // file is checked before use, no allocation is sized by an unchecked count,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"sync"
 
 	"github.com/btfgate/btfgate/internal/inputs"
 )
@@ -22,17 +21,13 @@ type File struct {
 	Machine   uint16           // e_machine: EM_X86_64, EM_AARCH64, ...
 	Sections  []Section        // in index order; Sections[i].Index == i
 
-	data   []byte   // the whole image: a read-only mapping or the caller's bytes
-	mapped bool     // data is a mapping that Close releases
-	fh     *os.File // the mapped file, for copies by pread; closed by Close
+	data   []byte // the whole image (pages.image), for the headers
+	pages  pages  // the image and the copies, and their release
+	limits Limits // on decompression
+	table  SectionTable
 	layout []uint64 // ET_REL: made-up load address per section (see LayOut)
 	closed bool
 	order  endian
-
-	// copies are the private copies relocated sections were made in
-	// outside the Go heap (see newCopy); Close unmaps them.
-	copiesMu sync.Mutex
-	copies   [][]byte
 }
 
 // Section is one section header.
@@ -71,8 +66,11 @@ func (s Symbol) Bind() uint8 { return s.Info >> 4 }
 // Open maps the ELF file at path read-only and validates its header and
 // section table. Only the pages holding those are read. The caller must
 // Close the File; slices of section data returned without copying are
-// invalid after Close.
-func Open(path string) (*File, error) {
+// invalid after Close. Decompression is bounded by DefaultLimits.
+func Open(path string) (*File, error) { return OpenLimited(path, DefaultLimits()) }
+
+// OpenLimited is Open with limits on decompression.
+func OpenLimited(path string, lim Limits) (*File, error) {
 	fh, err := inputs.Open(path)
 	if err != nil {
 		return nil, err
@@ -92,12 +90,13 @@ func Open(path string) (*File, error) {
 		_ = unmapFile(data)
 		return nil, err
 	}
-	f.mapped, f.fh, keep = true, fh, true
+	f.pages.mapped, f.pages.fh, f.limits, keep = true, fh, lim, true
 	return f, nil
 }
 
 // NewFile is Open over an ELF image already in memory. path is only used in
 // error messages. data must not be modified while the File is in use.
+// Decompression is bounded by DefaultLimits.
 func NewFile(path string, data []byte) (*File, error) {
 	return parse(path, data)
 }
@@ -111,22 +110,8 @@ func (f *File) Close() error {
 		return nil
 	}
 	f.closed = true
-	data := f.data
 	f.data = nil
-	f.copiesMu.Lock()
-	for _, c := range f.copies {
-		unmapCopy(c)
-	}
-	f.copies = nil
-	f.copiesMu.Unlock()
-	if f.fh != nil {
-		f.fh.Close()
-		f.fh = nil
-	}
-	if f.mapped {
-		return unmapFile(data)
-	}
-	return nil
+	return f.pages.close()
 }
 
 // Section returns the first section named name, or nil.
@@ -179,12 +164,6 @@ func mapWhole(fh *os.File, path string, minSize int64) ([]byte, error) {
 	}
 	return data, nil
 }
-
-// DropPages drops the whole pages of b, a part of a mapping MapFile
-// returned, from the process's resident memory: a caller that has copied
-// what it needs from them need not hold them twice. b stays valid; reading
-// it again faults the pages back in from the file.
-func DropPages(b []byte) { dropPages(b) }
 
 // Unmap releases a mapping made by MapFile.
 func Unmap(data []byte) error {

@@ -9,7 +9,7 @@ import (
 // builds the File. Every section's data range is checked against the image
 // here, so later readers only re-check cheaply.
 func parse(path string, data []byte) (*File, error) {
-	f := &File{Path: path, data: data}
+	f := &File{Path: path, data: data, pages: pages{image: data}, limits: DefaultLimits()}
 	if len(data) < eiNident {
 		return nil, f.fileErr(0, "file is %d bytes, too small for an ELF identification", len(data))
 	}
@@ -140,11 +140,23 @@ func (f *File) readSections(h *header) error {
 			return f.fileErr(hdrOff, "section header %d: data at 0x%x+0x%x lies outside the file (0x%x bytes)", i, s.Offset, s.Size, size)
 		}
 	}
+	f.table = SectionTable{Offset: h.shoff, EntrySize: entsize, Names: int(strndx)}
 	if strndx != SHN_UNDEF {
 		return f.nameSections(h, strndx)
 	}
 	return nil
 }
+
+// SectionTable is where the section header table lies and which section
+// holds the section names, for writers that rewrite the table (elfedit).
+type SectionTable struct {
+	Offset    uint64 // e_shoff; 0 if the file has no section header table
+	EntrySize uint64 // e_shentsize
+	Names     int    // e_shstrndx, extended numbering resolved; 0 if none
+}
+
+// SectionTable returns where f's section header table lies.
+func (f *File) SectionTable() SectionTable { return f.table }
 
 // decodeShdr decodes the section header at file offset off, which the caller
 // has checked to be in range.

@@ -324,3 +324,58 @@ func sizeWidth(f *File) int {
 	}
 	return 4
 }
+
+// TestInflationLimit: compressed sections whose claimed sizes add up to
+// more than Limits.MaxInflation times the file (plus the slack) are
+// refused before anything is decompressed, naming the section that crosses
+// the limit; a raised limit lets the claim through to the decoder, which
+// then finds the stream shorter than claimed.
+func TestInflationLimit(t *testing.T) {
+	for _, obj := range []string{"testdata/tiny-gcc-zlib.o", "testdata/tiny-gcc-zstd.o"} {
+		claim := func(sizes map[string]uint64) []byte {
+			return mutate(t, obj, func(f *File, d []byte) {
+				for name, size := range sizes {
+					f.order.putUint(d[f.Section(name).Offset+8:], 8, size)
+				}
+			})
+		}
+		limit := uint64(DefaultMaxInflation*len(readFile(t, obj)) + inflationSlack)
+		cases := []struct {
+			name  string
+			sizes map[string]uint64
+			sec   string // the section refused, "" for none
+			msg   string
+		}{
+			{"one section", map[string]uint64{".debug_info": limit + 1}, ".debug_info",
+				"more than 32 times the file's"},
+			{"two sections", map[string]uint64{".debug_info": limit/2 + 1, ".debug_abbrev": limit / 2}, ".debug_abbrev",
+				"which makes the compressed sections"},
+			{"at the limit", map[string]uint64{".debug_info": limit/2 + 1, ".debug_abbrev": limit/2 - 1}, "",
+				""},
+		}
+		for _, c := range cases {
+			t.Run(strings.TrimPrefix(obj, "testdata/")+"/"+c.name, func(t *testing.T) {
+				data := claim(c.sizes)
+				f, err := NewFile(obj, data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = f.DebugSections(".debug_info", ".debug_abbrev")
+				if c.sec == "" {
+					if err == nil || !strings.Contains(err.Error(), "decompressing") {
+						t.Fatalf("error %v, want the decoder's (the claim is within the limit)", err)
+					}
+					return
+				}
+				wantError(t, err, c.sec, 0, c.msg)
+				if !strings.Contains(err.Error(), "--max-inflation") {
+					t.Errorf("error %v does not name the flag that raises the limit", err)
+				}
+				f.limits.MaxInflation = 1000
+				if _, err = f.DebugSections(".debug_info", ".debug_abbrev"); err == nil || !strings.Contains(err.Error(), "decompressing") {
+					t.Errorf("with the limit raised: error %v, want the decoder's", err)
+				}
+			})
+		}
+	}
+}

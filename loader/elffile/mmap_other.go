@@ -18,14 +18,10 @@ func mapFile(fh *os.File, size int) ([]byte, error) {
 
 func unmapFile([]byte) error { return nil }
 
-func adviseWillNeed([]byte, uint64, uint64) {}
+func adviseWillNeed([]byte) {}
 
-func adviseDontNeed([]byte, uint64, uint64) {}
-
-func dropPages([]byte) {}
+func adviseDontNeed([]byte) {}
 
 func mapCopy(int) ([]byte, bool) { return nil, false }
 
-func unmapCopy([]byte) {}
-
-func discardPages([]byte) {}
+func unmap([]byte) {}

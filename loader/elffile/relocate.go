@@ -25,7 +25,7 @@ func (f *File) relocate(dst []byte, target, rs *Section, vals []uint64) error {
 	if rs.Entsize != esz && rs.Entsize != 0 {
 		return f.sectionErr(rs, 0, nil, "sh_entsize %d is not the %s relocation entry size %d", rs.Entsize, f.Class, esz)
 	}
-	if rs.Flags&SHF_COMPRESSED != 0 || f.fh == nil {
+	if rs.Flags&SHF_COMPRESSED != 0 || f.pages.fh == nil {
 		data, err := f.SectionData(rs)
 		if err != nil {
 			return err
@@ -40,7 +40,7 @@ func (f *File) relocate(dst []byte, target, rs *Section, vals []uint64) error {
 	buf := make([]byte, min(rs.Size, relocChunk/esz*esz))
 	for first := uint64(0); first < rs.Size; first += uint64(len(buf)) {
 		chunk := buf[:min(uint64(len(buf)), rs.Size-first)]
-		if _, err := f.fh.ReadAt(chunk, int64(rs.Offset+first)); err != nil {
+		if _, err := f.pages.fh.ReadAt(chunk, int64(rs.Offset+first)); err != nil {
 			return f.sectionErr(rs, first, err, "reading relocations")
 		}
 		if err := f.applyRelocs(dst, target, rs, vals, chunk, first/esz); err != nil {

@@ -39,7 +39,7 @@ func applyRelocs(t *testing.T, machine uint16, class Class, big, rela bool, vals
 		}
 		data = append(data, e...)
 	}
-	f.data = data
+	f.data, f.pages.image = data, data
 	typ := uint32(SHT_REL)
 	if rela {
 		typ = SHT_RELA

@@ -22,7 +22,7 @@ import (
 // process: only the copy is.
 func TestRelocatedSourcesReleased(t *testing.T) {
 	f := openTest(t, corpus.Module(t, "ext4"))
-	if !f.mapped {
+	if !f.pages.mapped {
 		t.Skip("the file is not mapped")
 	}
 	f.LayOut()

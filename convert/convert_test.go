@@ -1,4 +1,4 @@
-package btf
+package convert
 
 import (
 	"strings"
@@ -50,7 +50,7 @@ func TestConvertVlenLimit(t *testing.T) {
 					{Tag: dwarf.TagBaseType, Name: "int", Size: 4, Encoding: uint8(dwarf.EncSigned)}, en},
 			}
 			c.fill(tab, c.n)
-			frag, err := ConvertCU(tab, ConvertOptions{}, nil)
+			frag, err := New(Options{}, nil).Convert(tab, nil)
 			if c.ok {
 				if err != nil {
 					t.Fatal(err)

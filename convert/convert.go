@@ -1,4 +1,9 @@
-package btf
+// Package convert owns the mapping of DWARF types to BTF: it turns one
+// compile unit's type table (loader.TypeTable) and the variables chosen for
+// it into a btf.Fragment, which btf.Splicer then joins in unit order. It
+// sits between loader, which walks DWARF, and btf, which knows nothing of
+// DWARF.
+package convert
 
 import (
 	"fmt"
@@ -6,39 +11,24 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/loader"
 	"github.com/btfgate/btfgate/loader/dwarf"
 )
 
-// ConvertOptions are the features that change how DWARF types map to BTF.
-type ConvertOptions struct {
+// Options are the features that change how DWARF types map to BTF.
+type Options struct {
 	Float  bool // float: floating-point base types become FLOAT
 	Enum64 bool // enum64: enums wider than 4 bytes become ENUM64
 }
 
-// CUVar is a variable the caller decided to encode for a CU: a VAR of CU
+// Var is a variable the caller decided to encode for a CU: a VAR of CU
 // type Type (a type table id), followed by its decl tags.
-type CUVar struct {
+type Var struct {
 	Name    string
-	Type    TypeID
+	Type    btf.TypeID
 	Linkage uint32
 	Tags    []string
-}
-
-// Fragment is one compile unit's BTF before it is spliced into the whole.
-//
-// Types holds the CU's types with local ids equal to the type table ids. An
-// array's index type is the external reference Types.Len()+1, because which
-// "int" pahole uses depends on earlier CUs. Tail holds what follows the
-// types (decl tags, later variables); its references to CU type x are
-// written as Tail.Len()+x.
-type Fragment struct {
-	Types    *Types
-	Tail     *Types
-	Strs     []string // the names: a name field holds 1 + its index here, 0 for ""
-	IntID    TypeID   // the CU's first base type named "int", 0 if none
-	HasArray bool     // the CU has arrays (pahole's need_index_type)
-	VarIDs   []TypeID // tail-local id of each CUVar's VAR
 }
 
 // sanitizedIntName is what pahole calls base types of odd sizes.
@@ -47,15 +37,15 @@ const sanitizedIntName = "__SANITIZED_FAKE_INT__"
 // Converter maps CU type tables to BTF fragments. It keeps buffers between
 // CUs; use one per goroutine.
 type Converter struct {
-	opts ConvertOptions
+	opts Options
 	strs localStrings
 }
 
-// NewConverter returns a Converter with opts. strs indexes the DWARF
+// New returns a Converter with opts. strs indexes the DWARF
 // string sections names may alias (nil: none): names found there are
 // interned by address, which is cheaper than by content.
-func NewConverter(opts ConvertOptions, strs *StringSections) *Converter {
-	return &Converter{opts: opts, strs: localStrings{index: map[string]uint32{}, secs: strs.sections()}}
+func New(opts Options, strs *btf.StringSections) *Converter {
+	return &Converter{opts: opts, strs: localStrings{index: map[string]uint32{}, secs: strs.Spans()}}
 }
 
 // localStrings interns a fragment's names: Add returns 1 + the string's
@@ -66,7 +56,7 @@ func NewConverter(opts ConvertOptions, strs *StringSections) *Converter {
 // unit: it stays in the CPU caches, where a table over the whole section
 // would not. Other names go through a map.
 type localStrings struct {
-	secs  []strBounds // the sections: where each starts and ends
+	secs  []btf.StrSpan // the sections: where each starts and ends
 	slots []localSlot
 	used  []uint32 // indexes of the slots set for this unit
 	index map[string]uint32
@@ -86,7 +76,7 @@ func (l *localStrings) Add(s string) uint32 {
 	}
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 	for si, sec := range l.secs {
-		off, ok := sec.offset(p)
+		off, ok := sec.Offset(p)
 		if !ok {
 			continue
 		}
@@ -152,42 +142,32 @@ func (l *localStrings) reset() {
 	l.list = nil
 }
 
-// Reset empties t for reuse, keeping its buffers.
-func (t *Types) Reset() {
-	t.words, t.offs, t.err, t.valid = t.words[:0], t.offs[:0], nil, 0
-}
-
-// ConvertCU maps a CU's type table to BTF exactly as pahole's
-// btf_encoder__encode_tag does (spec §5.2-§5.9).
-func ConvertCU(tab *loader.TypeTable, opts ConvertOptions, vars []CUVar) (*Fragment, error) {
-	return NewConverter(opts, nil).Convert(tab, vars)
-}
-
-// Convert maps one CU (see ConvertCU); vars are the CU's variables to
-// encode, in order. reuse, if not nil, is a spliced fragment whose buffers
-// the new one takes over.
-func (c *Converter) Convert(tab *loader.TypeTable, vars []CUVar, reuse ...*Fragment) (*Fragment, error) {
+// Convert maps one CU's type table to BTF exactly as pahole's
+// btf_encoder__encode_tag does (spec §5.2-§5.9); vars are the CU's
+// variables to encode, in order. reuse, if not nil, is a spliced fragment
+// whose buffers the new one takes over.
+func (c *Converter) Convert(tab *loader.TypeTable, vars []Var, reuse ...*btf.Fragment) (*btf.Fragment, error) {
 	opts := c.opts
 	strs := &c.strs
 	strs.reset()
-	var types, tail *Types
+	var types, tail *btf.Types
 	var list []string
 	if len(reuse) > 0 && reuse[0] != nil {
 		types, tail, list = reuse[0].Types, reuse[0].Tail, reuse[0].Strs[:0]
 		types.Reset()
 		tail.Reset()
 	} else {
-		types, tail = NewTypes(nil), NewTypes(nil)
+		types, tail = btf.NewTypes(nil), btf.NewTypes(nil)
 	}
 	strs.list = list
-	n := TypeID(tab.Len())
+	n := btf.TypeID(tab.Len())
 	index := n + 1 // external: the array index type
-	var members []Member
-	var values []EnumValue
-	var params []Param
-	for id := TypeID(1); id <= n; id++ {
+	var members []btf.Member
+	var values []btf.EnumValue
+	var params []btf.Param
+	for id := btf.TypeID(1); id <= n; id++ {
 		en := &tab.Entries[id]
-		var got TypeID
+		var got btf.TypeID
 		switch en.Tag {
 		case dwarf.TagBaseType:
 			var err error
@@ -196,17 +176,17 @@ func (c *Converter) Convert(tab *loader.TypeTable, vars []CUVar, reuse ...*Fragm
 				return nil, cuError(tab, en, err)
 			}
 		case dwarf.TagPointerType:
-			got = types.AddRef(KindPtr, 0, TypeID(en.Type))
+			got = types.AddRef(btf.KindPtr, 0, btf.TypeID(en.Type))
 		case dwarf.TagConstType:
-			got = types.AddRef(KindConst, 0, TypeID(en.Type))
+			got = types.AddRef(btf.KindConst, 0, btf.TypeID(en.Type))
 		case dwarf.TagVolatileType:
-			got = types.AddRef(KindVolatile, 0, TypeID(en.Type))
+			got = types.AddRef(btf.KindVolatile, 0, btf.TypeID(en.Type))
 		case dwarf.TagRestrictType:
-			got = types.AddRef(KindRestrict, 0, TypeID(en.Type))
+			got = types.AddRef(btf.KindRestrict, 0, btf.TypeID(en.Type))
 		case dwarf.TagTypedef:
-			got = types.AddRef(KindTypedef, strs.Add(en.Name), TypeID(en.Type))
+			got = types.AddRef(btf.KindTypedef, strs.Add(en.Name), btf.TypeID(en.Type))
 		case loader.TagTypeTag:
-			got = types.AddTypeTag(strs.Add(en.Name), TypeID(en.Type), false)
+			got = types.AddTypeTag(strs.Add(en.Name), btf.TypeID(en.Type), false)
 		case dwarf.TagStructureType, dwarf.TagClassType, dwarf.TagInterfaceType, dwarf.TagUnionType:
 			union := en.Tag == dwarf.TagUnionType
 			if en.Flags&loader.FlagDeclaration != 0 {
@@ -221,7 +201,7 @@ func (c *Converter) Convert(tab *loader.TypeTable, vars []CUVar, reuse ...*Fragm
 				if m.BitOffset > math.MaxUint32 {
 					return nil, cuError(tab, en, fmt.Errorf("member %s at bit %d: BTF member offsets are 32 bits", m.Name, m.BitOffset))
 				}
-				members = append(members, Member{Name: strs.Add(m.Name), Type: TypeID(m.Type),
+				members = append(members, btf.Member{Name: strs.Add(m.Name), Type: btf.TypeID(m.Type),
 					BitOffset: uint32(m.BitOffset), BitfieldSize: m.BitfieldSize})
 			}
 			got = types.AddStruct(union, strs.Add(en.Name), uint32(en.Size), members)
@@ -241,7 +221,7 @@ func (c *Converter) Convert(tab *loader.TypeTable, vars []CUVar, reuse ...*Fragm
 				if v < 0 {
 					negative = true
 				}
-				values = append(values, EnumValue{Name: strs.Add(ev.Name), Value: v})
+				values = append(values, btf.EnumValue{Name: strs.Add(ev.Name), Value: v})
 			}
 			if enum32 {
 				got = types.AddEnum(strs.Add(en.Name), size, negative, values)
@@ -256,16 +236,16 @@ func (c *Converter) Convert(tab *loader.TypeTable, vars []CUVar, reuse ...*Fragm
 					return nil, cuError(tab, en, fmt.Errorf("array of more than %d elements: BTF counts are 32 bits", uint32(math.MaxUint32)))
 				}
 			}
-			got = types.AddArray(TypeID(en.Type), index, uint32(nelems))
+			got = types.AddArray(btf.TypeID(en.Type), index, uint32(nelems))
 		case dwarf.TagSubroutineType:
 			params = params[:0]
 			for _, p := range tab.Params[en.First : en.First+en.Count] {
-				params = append(params, Param{Name: strs.Add(p.Name), Type: TypeID(p.Type)})
+				params = append(params, btf.Param{Name: strs.Add(p.Name), Type: btf.TypeID(p.Type)})
 			}
 			if en.Flags&loader.FlagVarargs != 0 {
-				params = append(params, Param{})
+				params = append(params, btf.Param{})
 			}
-			got = types.AddFuncProto(TypeID(en.Type), params)
+			got = types.AddFuncProto(btf.TypeID(en.Type), params)
 		default:
 			return nil, cuError(tab, en, fmt.Errorf("unsupported DWARF tag %v: BTF cannot represent it", en.Tag))
 		}
@@ -285,14 +265,14 @@ func (c *Converter) Convert(tab *loader.TypeTable, vars []CUVar, reuse ...*Fragm
 	// References from the tail to CU type x are written as tailLen+x, so the
 	// tail's length must be known first: the type decl tags, then each VAR
 	// followed by its decl tags.
-	tailLen := TypeID(len(tab.DeclTags))
+	tailLen := btf.TypeID(len(tab.DeclTags))
 	for _, v := range vars {
-		tailLen += 1 + TypeID(len(v.Tags))
+		tailLen += 1 + btf.TypeID(len(v.Tags))
 	}
 	for _, dt := range tab.DeclTags {
-		tail.AddDeclTag(strs.Add(dt.Value), tailLen+TypeID(dt.Target), dt.Component)
+		tail.AddDeclTag(strs.Add(dt.Value), tailLen+btf.TypeID(dt.Target), dt.Component)
 	}
-	frag := &Fragment{Types: types, Tail: tail, IntID: TypeID(tab.IntID), HasArray: tab.HasArray}
+	frag := &btf.Fragment{Types: types, Tail: tail, IntID: btf.TypeID(tab.IntID), HasArray: tab.HasArray}
 	for _, v := range vars {
 		id := tail.AddVar(strs.Add(v.Name), tailLen+v.Type, v.Linkage)
 		frag.VarIDs = append(frag.VarIDs, id)
@@ -311,13 +291,13 @@ func (c *Converter) Convert(tab *loader.TypeTable, vars []CUVar, reuse ...*Fragm
 }
 
 // convertBase maps a DW_TAG_base_type (pahole's btf_encoder__add_base_type).
-func convertBase(types *Types, strs *localStrings, en *loader.TypeEntry, opts ConvertOptions) (TypeID, error) {
+func convertBase(types *btf.Types, strs *localStrings, en *loader.TypeEntry, opts Options) (btf.TypeID, error) {
 	var encoding uint8
 	switch enc := dwarf.Encoding(en.Encoding); enc {
 	case dwarf.EncSigned, dwarf.EncSignedChar:
-		encoding = IntSigned
+		encoding = btf.IntSigned
 	case dwarf.EncBoolean:
-		encoding = IntBool
+		encoding = btf.IntBool
 	case dwarf.EncFloat, dwarf.EncComplexFloat, dwarf.EncImaginaryFloat:
 		if opts.Float {
 			if enc != dwarf.EncFloat {
@@ -337,4 +317,9 @@ func convertBase(types *Types, strs *localStrings, en *loader.TypeEntry, opts Co
 
 func cuError(tab *loader.TypeTable, en *loader.TypeEntry, err error) error {
 	return fmt.Errorf("CU %d (%s) DIE 0x%x: %w", tab.Unit.Index, tab.Unit.Name, en.Offset, err)
+}
+
+// slotIndex spreads a key over the slots (Fibonacci hashing).
+func slotIndex(h uint64, mask int) int {
+	return int((h*11400714819323198485)>>32) & mask
 }

@@ -1,0 +1,285 @@
+package encode
+
+// Tests of DWARF kept in other files, on the committed fixtures in
+// testdata/fixtures/dwz (programs after dwz -m, with their supplementary
+// files) and testdata/fixtures/split (objects built with -gsplit-dwarf and
+// their .dwo files), each beside the same objects built plainly. The
+// expected BTF is what the reference pahole 1.31 wrote for the plain
+// objects (dwz/expected, split/expected, written by build.sh); pahole
+// itself writes nothing for the dwz'd and split ones (the .stderr files).
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/btfgate/btfgate/btfdiff"
+	"github.com/btfgate/btfgate/features"
+)
+
+const (
+	dwzDir   = fixtureDir + "/dwz"
+	splitDir = fixtureDir + "/split"
+)
+
+// encodeRaw encodes path with opts and returns the raw BTF.
+func encodeRaw(t *testing.T, path string, opts Options) []byte {
+	t.Helper()
+	res, err := Encode(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := res.Types.Marshal(binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// compareRaw compares raw BTF with the BTF in file ref by content.
+func compareRaw(t *testing.T, ref string, raw []byte) *btfdiff.Report {
+	t.Helper()
+	ours, err := btfdiff.FromBytes("btfgate", raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refSet, err := btfdiff.Load(ref, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return btfdiff.Compare(refSet, ours)
+}
+
+// reportEqual reports whether rep shows no difference.
+func reportEqual(rep *btfdiff.Report) bool {
+	if len(rep.OnlyA) > 0 || len(rep.OnlyB) > 0 {
+		return false
+	}
+	for _, row := range rep.Kinds {
+		if row.A != row.B || row.OnlyA != 0 || row.OnlyB != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestDwzFixturesEqualPlain: each program after dwz -m (GNU forms and
+// .gnu_debugaltlink) and dwz -5 -m (DWARF 5 forms and .debug_sup), read
+// with the supplementary file its link names, gives the BTF of the program
+// before dwz by content, which is the reference pahole's for that program.
+// The bytes differ in type order: dwz moved the shared types into
+// partial units that come first.
+func TestDwzFixturesEqualPlain(t *testing.T) {
+	for _, prog := range []string{"one", "two"} {
+		for _, variant := range []string{"-dwz", "-dwz5"} {
+			for name, set := range ltoFeatureSets() {
+				t.Run(prog+variant+"/"+name, func(t *testing.T) {
+					opts := Options{Features: set, Jobs: 2}
+					raw := encodeRaw(t, filepath.Join(dwzDir, prog+variant+".exe"), opts)
+					plain := encodeRaw(t, filepath.Join(dwzDir, prog+".exe"), opts)
+					ref := filepath.Join(dwzDir, "expected", prog+".exe."+name+".btf")
+					if rep := compareRaw(t, ref, raw); !reportEqual(rep) {
+						t.Errorf("differs from pahole's BTF of %s.exe: %+v", prog, rep.Kinds)
+					}
+					if rep := compareRaw(t, ref, plain); !reportEqual(rep) {
+						t.Errorf("%s.exe: differs from pahole's: %+v", prog, rep.Kinds)
+					}
+					if len(raw) != len(plain) {
+						t.Errorf("%d bytes, %d without dwz", len(raw), len(plain))
+					}
+				})
+			}
+		}
+	}
+}
+
+// copyFixture copies the named files of dir into a new temporary folder
+// and returns it.
+func copyFixture(t *testing.T, dir string, names ...string) string {
+	t.Helper()
+	tmp := t.TempDir()
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tmp, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tmp
+}
+
+// TestDwzSupplement: without its supplementary file a dwz'd program is an
+// error naming the program, the first unit that needs the file, the file
+// and where it was looked for; --dwarf-supplement gives it; a supplement
+// whose build-id is not the one the link names is refused.
+func TestDwzSupplement(t *testing.T) {
+	tmp := copyFixture(t, dwzDir, "one-dwz.exe", "one-dwz5.exe")
+	opts := Options{Features: features.Default(), Jobs: 2}
+	for _, c := range []struct{ prog, sup, section string }{
+		{"one-dwz.exe", "common.dwz", ".gnu_debugaltlink"},
+		{"one-dwz5.exe", "common5.dwz", ".debug_sup"},
+	} {
+		path := filepath.Join(tmp, c.prog)
+		_, err := Encode(path, opts)
+		if err == nil {
+			t.Fatalf("%s without %s: no error", c.prog, c.sup)
+		}
+		for _, want := range []string{path + ":", "the unit at .debug_info+0x0", `"` + c.sup + `"`, c.section,
+			filepath.Join(tmp, c.sup) + " (absent)", "/usr/lib/debug/.dwz/" + c.sup, "--dwarf-supplement"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not say %q", err, want)
+			}
+		}
+		given := opts
+		given.Supplement = filepath.Join(dwzDir, c.sup)
+		raw := encodeRaw(t, path, given)
+		if rep := compareRaw(t, filepath.Join(dwzDir, "expected", "one.exe.default.btf"), raw); !reportEqual(rep) {
+			t.Errorf("%s with --dwarf-supplement: differs from pahole's BTF of one.exe", c.prog)
+		}
+	}
+	wrong := opts
+	wrong.Supplement = filepath.Join(dwzDir, "common5.dwz")
+	_, err := Encode(filepath.Join(tmp, "one-dwz.exe"), wrong)
+	if err == nil || !strings.Contains(err.Error(), "common5.dwz: it has no id, .gnu_debugaltlink names 395c381c") {
+		t.Errorf("one-dwz.exe with common5.dwz: error %v, want a build-id mismatch", err)
+	}
+}
+
+// splitObjects are the split fixtures and their plain builds.
+func splitObjects() map[string]string {
+	m := map[string]string{"one.gcc-split.exe": "one.gcc.exe", "one.clang19-split.exe": "one.clang19.exe",
+		// With a DWARF package (OBJ.dwp) instead of .dwo files.
+		"one.gcc-dwp.exe": "one.gcc.exe", "one.clang19-dwp.exe": "one.clang19.exe", "types.gcc-dwarf4-dwp.o": "types.gcc-dwarf4.o"}
+	for _, src := range []string{"types", "clang_abi"} {
+		for _, cc := range []string{"gcc", "clang19"} {
+			for _, v := range []string{"4", "5"} {
+				base := src + "." + cc + "-dwarf" + v
+				m[base+"-split.o"] = base + ".o"
+			}
+		}
+	}
+	return m
+}
+
+// clangConvertTypes are the base types clang-19 makes for DW_OP_convert
+// in the location expressions of DWARF 5 units, which it does not emit
+// with -gsplit-dwarf: the plain builds' BTF has them as INTs (one of them
+// renamed as pahole renames names that are not C identifiers), the split
+// builds' does not.
+func clangConvertTypes(name string) bool {
+	return strings.HasPrefix(name, "DW_ATE_") || name == "__SANITIZED_FAKE_INT__"
+}
+
+// TestSplitFixturesEqualPlain: each object built with -gsplit-dwarf, read
+// with its .dwo files or its DWARF package, gives the bytes of the same object built without
+// it, which equal the reference pahole's BTF by content; for clang-19's
+// DWARF 5 objects but for the DW_OP_convert base types (clangConvertTypes),
+// the only difference allowed.
+func TestSplitFixturesEqualPlain(t *testing.T) {
+	for split, plain := range splitObjects() {
+		for name, set := range ltoFeatureSets() {
+			t.Run(split+"/"+name, func(t *testing.T) {
+				opts := Options{Features: set, Jobs: 2}
+				raw := encodeRaw(t, filepath.Join(splitDir, split), opts)
+				want := encodeRaw(t, filepath.Join(splitDir, plain), opts)
+				ref := filepath.Join(splitDir, "expected", plain+"."+name+".btf")
+				if rep := compareRaw(t, ref, want); !reportEqual(rep) {
+					t.Errorf("%s: differs from pahole's: %+v", plain, rep.Kinds)
+				}
+				if string(raw) == string(want) {
+					return
+				}
+				rep := compareRaw(t, ref, raw)
+				convert := strings.Contains(split, "clang19-dwarf5") || strings.Contains(split, "one.clang19-")
+				ok := convert && len(rep.OnlyB) == 0 && len(rep.Types.Added) == 0 && len(rep.Types.Changed) == 0 &&
+					len(rep.Functions.Added)+len(rep.Functions.Removed)+len(rep.Functions.Changed) == 0
+				for _, d := range rep.OnlyA {
+					ok = ok && d.Kind.String() == "INT" && clangConvertTypes(d.Name)
+				}
+				if !ok {
+					t.Errorf("differs from %s's BTF: %+v, only in %s: %+v, only in %s: %+v", plain, rep.Kinds, plain, rep.OnlyA, split, rep.OnlyB)
+				}
+			})
+		}
+	}
+}
+
+// TestSplitMissingDwo: a split object whose .dwo is not there is an error
+// naming the object, the skeleton unit, the .dwo and where it was looked
+// for (pahole warns and writes nothing, exit 0:
+// split/expected/one.gcc-split.exe.default.stderr).
+func TestSplitMissingDwo(t *testing.T) {
+	tmp := copyFixture(t, splitDir, "types.gcc-dwarf5-split.o", "one.gcc-split.exe", "one.gcc-split-dwz_dev.dwo")
+	for _, c := range []struct{ obj, dwo, unit string }{
+		{"types.gcc-dwarf5-split.o", "types.gcc-dwarf5-split.dwo", "skeleton unit at .debug_info+0x0 (unit 0)"},
+		{"one.gcc-split.exe", "one.gcc-split-dwz_one.dwo", "skeleton unit at .debug_info+0x35 (unit 1)"},
+	} {
+		path := filepath.Join(tmp, c.obj)
+		_, err := Encode(path, Options{Features: features.Default(), Jobs: 2})
+		if err == nil {
+			t.Fatalf("%s without %s: no error", c.obj, c.dwo)
+		}
+		for _, want := range []string{path + ":", c.unit, `"` + c.dwo + `"`, "not found", filepath.Join(tmp, c.dwo)} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not say %q", err, want)
+			}
+		}
+	}
+}
+
+// TestDwzDanglingAltRef: a DW_FORM_GNU_ref_alt past the end of the
+// supplementary file's .debug_info is an error naming the program, the
+// place of the attribute and the supplementary file.
+func TestDwzDanglingAltRef(t *testing.T) {
+	tmp := copyFixture(t, dwzDir, "one-dwz.exe", "common.dwz")
+	path := filepath.Join(tmp, "one-dwz.exe")
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := f.Section(".debug_info")
+	f.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first typedef of the partial unit at 0: DIE 0x15, whose
+	// DW_AT_type at 0x1c is a DW_FORM_GNU_ref_alt (4 bytes) to 0x19.
+	at := info.Offset + 0x1c
+	if got := binary.LittleEndian.Uint32(data[at:]); got != 0x19 {
+		t.Fatalf("the fixture changed: 0x%x at .debug_info+0x1c, want the alt reference 0x19", got)
+	}
+	binary.LittleEndian.PutUint32(data[at:], 0x7ffffff0)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Encode(path, Options{Features: features.Default(), Jobs: 2})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{path + ":", ".debug_info+0x1c (unit 0)", "DW_FORM_GNU_ref_alt reference 0x7ffffff0",
+		"past the end of the supplementary file " + filepath.Join(tmp, "common.dwz")} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
+
+// TestDwzNoteZero: a program with the Linux LTO_INFO note saying 0, as
+// every kernel without LTO has, after dwz alone (partial units in the
+// file, DW_FORM_ref_addr into them, DW_UT_partial): its units are merged
+// whatever the note says, and the BTF equals pahole's of the program
+// before dwz (pahole writes nothing for the dwz'd one).
+func TestDwzNoteZero(t *testing.T) {
+	for name, set := range ltoFeatureSets() {
+		raw := encodeRaw(t, filepath.Join(dwzDir, "one-note0-dwz.exe"), Options{Features: set, Jobs: 2})
+		if rep := compareRaw(t, filepath.Join(dwzDir, "expected", "one-note0.exe."+name+".btf"), raw); !reportEqual(rep) {
+			t.Errorf("%s: differs from pahole's BTF of one-note0.exe: %+v", name, rep.Kinds)
+		}
+	}
+}

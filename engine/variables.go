@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/btfgate/btfgate/facts"
+)
+
+// variableQuery is policies/variables/decision.rego's verdict on a batch
+// of variables, in the shape of decisionQuery's.
+const variableQuery = "data.btfgate.variable_decision.result"
+
+// variableRules is the engine's variable decision query and the modules
+// of package btfgate.variables by rule.
+type variableRules struct {
+	query   rego.PreparedEvalQuery
+	origins map[string]string
+	keys    []*ast.Term // keyTerms
+}
+
+// prepareVariables compiles the variable decision query with the options
+// (modules, store, sandbox) of the function query; opts[0] is the query.
+func prepareVariables(ctx context.Context, opts []func(*rego.Rego), parsed []*ast.Module, forbidden map[string]bool) (*variableRules, error) {
+	opts = append([]func(*rego.Rego){rego.Query(variableQuery)}, opts[1:]...)
+	q, err := rego.New(opts...).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("compiling variable policies: %w", policyErrors(err, forbidden))
+	}
+	return &variableRules{query: q, origins: packageRuleOrigins(parsed, "variables"), keys: keyTerms()}, nil
+}
+
+// DecideVariables decides every variable as DecideFunctions decides
+// functions: in jobs contiguous batches (jobs <= 0 means GOMAXPROCS), one
+// query each, with the decisions in the order of vars whatever jobs is.
+// Variable ids must be unique. Decision.Final is the first of pahole's
+// variable reasons that applied (policies/variables/pahole.rego), "" if
+// pahole encodes the variable; annotations have component -1.
+//
+// Deny entries make the error a *ViolationsError, returned with the
+// complete decisions; malformed rule documents and keep/exclude conflicts
+// are reported first, without decisions.
+func (e *Engine) DecideVariables(ctx context.Context, vars []facts.Variable, jobs int) ([]Decision, error) {
+	ctx, done := e.limits.bounded(ctx)
+	out, err := e.decideVariables(ctx, vars, jobs)
+	return out, done(err)
+}
+
+func (e *Engine) decideVariables(ctx context.Context, vars []facts.Variable, jobs int) ([]Decision, error) {
+	out := make([]Decision, len(vars))
+	index := make(map[int]int, len(vars))
+	for i := range vars {
+		if j, dup := index[vars[i].ID]; dup {
+			return nil, fmt.Errorf("deciding variables: id %d used by both %s and %s", vars[i].ID, vars[j].Name, vars[i].Name)
+		}
+		index[vars[i].ID] = i
+		out[i] = Decision{ID: vars[i].ID, Name: vars[i].Name, Include: true}
+	}
+	if len(vars) == 0 {
+		return out, nil
+	}
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	jobs = max(min(jobs, len(vars)), 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, jobs)
+	reports := make([]batchReport, jobs)
+	var wg sync.WaitGroup
+	for j := range jobs {
+		lo, hi := j*len(vars)/jobs, (j+1)*len(vars)/jobs
+		wg.Go(func() {
+			b := batch{out: out, index: index, lo: lo, hi: hi, origins: e.vars.origins}
+			reports[j], errs[j] = e.decideVariableBatch(ctx, b, e.variableInput(vars[lo:hi]))
+			if errs[j] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	var all batchReport
+	for _, r := range reports {
+		all.problems = append(all.problems, r.problems...)
+		all.conflicts = append(all.conflicts, r.conflicts...)
+		all.violations = append(all.violations, r.violations...)
+	}
+	if err := problemsError(all.problems); err != nil {
+		return nil, fmt.Errorf("variables: %w", err)
+	}
+	if err := conflictsError(all.conflicts); err != nil {
+		return nil, fmt.Errorf("variables: %w", err)
+	}
+	if err := violationsError(all.violations); err != nil {
+		return out, err
+	}
+	for i := range out {
+		for j := range out[i].Annotations {
+			if out[i].Annotations[j].Component != -1 {
+				a := out[i].Annotations[j]
+				return nil, fmt.Errorf("evaluating policies: variable %s (id %d): annotate.%s: tag %q has component %d; a variable's tags have none",
+					out[i].Name, out[i].ID, a.Rule, a.Value, a.Component)
+			}
+		}
+	}
+	return out, nil
+}
+
+// decideVariableBatch evaluates one batch of variables.
+func (e *Engine) decideVariableBatch(ctx context.Context, b batch, input ast.Value) (batchReport, error) {
+	if err := ctx.Err(); err != nil {
+		return batchReport{}, err
+	}
+	rs, err := e.vars.query.Eval(ctx, rego.EvalParsedInput(input))
+	if ctx.Err() != nil {
+		return batchReport{}, ctx.Err()
+	}
+	if err != nil {
+		return batchReport{}, fmt.Errorf("evaluating variable policies: %w", policyErrors(err, nil))
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return batchReport{}, fmt.Errorf("evaluating variable policies: %s is undefined", variableQuery)
+	}
+	result, ok := rs[0].Expressions[0].Value.(*ast.Term)
+	if !ok {
+		return batchReport{}, fmt.Errorf("evaluating variable policies: %s: unexpected result %T", variableQuery, rs[0].Expressions[0].Value)
+	}
+	obj, ok := result.Value.(ast.Object)
+	if !ok {
+		return batchReport{}, fmt.Errorf("evaluating variable policies: %s is %s, want an object", variableQuery, ast.ValueName(result.Value))
+	}
+	report, err := e.assemble(obj, b)
+	if err != nil || len(report.problems) > 0 {
+		return report, err
+	}
+	return report, paholeReasons(obj, b)
+}
+
+// paholeReasons puts pahole's reason (policies/variables/pahole.rego:
+// pahole_reason = {id: RULE, ...}) first in each named variable's
+// decision, with its message from pahole_messages, and sets Final to it
+// when RULE is one of pahole_order, "" for the other variables.
+// decision.rego's left_out already counts them.
+func paholeReasons(result ast.Object, b batch) error {
+	doc, _ := field(result, "pahole_reason").(ast.Object)
+	msgs, _ := field(result, "pahole_messages").(ast.Object)
+	rank := map[string]bool{}
+	if order, ok := field(result, "pahole_order").(*ast.Array); ok {
+		for i := range order.Len() {
+			rank[text(order.Elem(i).Value)] = true
+		}
+	}
+	for i := b.lo; i < b.hi; i++ {
+		b.out[i].Final = ""
+	}
+	if doc == nil {
+		return nil
+	}
+	reasons := map[string]Reason{}
+	return doc.Iter(func(k, v *ast.Term) error {
+		id, ok := intValue(k.Value)
+		rule, isStr := v.Value.(ast.String)
+		if !ok || !isStr {
+			return fmt.Errorf("evaluating variable policies: pahole_reason: want {id: rule name}, got %v: %v", k, v)
+		}
+		i, ok := b.index[id]
+		if !ok || i < b.lo || i >= b.hi {
+			return nil
+		}
+		r, seen := reasons[string(rule)]
+		if !seen {
+			r = Reason{Rule: string(rule), Message: text(field(msgs, string(rule))), Module: b.origins["pahole_reason"]}
+			if r.Message == "" {
+				r.Message = r.Rule
+			}
+			reasons[string(rule)] = r
+		}
+		d := &b.out[i]
+		if rank[r.Rule] {
+			d.Final = r.Message
+		}
+		d.Reasons = append([]Reason{r}, d.Reasons...)
+		if !d.Include {
+			d.Annotations = nil
+		}
+		return nil
+	})
+}
+
+// variableInput is the input document of one batch of variables:
+// {"features": {...}, "variables": {ID: VARIABLE, ...}}, each VARIABLE
+// with every field of facts.Variable under its JSON name.
+func (e *Engine) variableInput(vars []facts.Variable) ast.Value {
+	byID := ast.NewObjectWithCapacity(len(vars))
+	for i := range vars {
+		byID.Insert(ast.InternedTerm(vars[i].ID), e.vars.term(&vars[i]))
+	}
+	return ast.NewObject(
+		[2]*ast.Term{e.vars.keys[len(variableKeys)], e.features},
+		[2]*ast.Term{e.vars.keys[len(variableKeys)+1], ast.NewTerm(byID)},
+	)
+}
+
+// variableKeys are facts.Variable's JSON names, in term's order.
+var variableKeys = [...]string{"id", "name", "section", "addr", "offset", "size", "type", "void_type",
+	"valid_name", "name_filtered", "external", "percpu", "in_symtab", "cu", "die", "pahole_skip"}
+
+// keyTerms are variableKeys' terms, then "features" and "variables",
+// made once and shared by every input.
+func keyTerms() []*ast.Term {
+	out := make([]*ast.Term, 0, len(variableKeys)+2)
+	for _, k := range variableKeys {
+		out = append(out, ast.StringTerm(k))
+	}
+	return append(out, ast.StringTerm("features"), ast.StringTerm("variables"))
+}
+
+// term is one variable's input object.
+func (r *variableRules) term(v *facts.Variable) *ast.Term {
+	values := [len(variableKeys)]*ast.Term{integer(v.ID), str(v.Name), str(v.Section), unsigned(v.Addr),
+		unsigned(v.Offset), unsigned(v.Size), str(v.Type), boolean(v.VoidType), boolean(v.ValidName),
+		boolean(v.NameFiltered), boolean(v.External), boolean(v.Percpu), boolean(v.InSymtab),
+		integer(v.CU), unsigned(v.DIE), str(v.PaholeSkip)}
+	var items [len(variableKeys)][2]*ast.Term
+	for i := range variableKeys {
+		items[i] = [2]*ast.Term{r.keys[i], values[i]}
+	}
+	return ast.ObjectTerm(items[:]...)
+}
