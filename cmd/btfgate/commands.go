@@ -86,6 +86,9 @@ ready for "opa eval -i FILE -d policies/ data.btfgate.decision.result".`,
 			if res == nil {
 				return refusal
 			}
+			if err := outs.AddInputs(res.Attached...); err != nil {
+				return err
+			}
 			var b strings.Builder
 			if opaInput {
 				doc, err := engine.InputDocument(st.features, res.Functions)
