@@ -128,7 +128,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 		return err
 	}
 	res.Warnings = append(st.warnings, res.Warnings...)
-	if err := fl.checkUnmatched(res, st.rules); err != nil {
+	if err := fl.checkUnmatched(res, st); err != nil {
 		return err
 	}
 	if fl.allowHiding {
