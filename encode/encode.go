@@ -490,11 +490,10 @@ func wantUnit(u *dwarf.Unit) bool {
 }
 
 // reservation is how many type words and types to make room for, in the
-// splicer's arrays and the dedup's, so that arrays of ~150 MB are not
-// regrown: on the corpus kernel the units give 0.80 bytes of type words and
-// 1 type per 48 bytes of .debug_info, and the functions 67,000 more types
-// (the corpus modules: 0.6-0.95 bytes, 1 type per 43-67 bytes; arrays grow
-// when needed).
+// splicer's arrays and the dedup's, so that a kernel's large arrays are
+// not regrown: a word per 4 bytes of .debug_info and a type per 46 cover
+// what kernels and modules give (docs/performance.md); arrays grow when
+// needed.
 func reservation(in *loader.Input) (words, types int) { return in.InfoSize / 4, in.InfoSize / 46 }
 
 // baseLoad is a base BTF being loaded on a goroutine of its own.
@@ -506,7 +505,7 @@ type baseLoad struct {
 }
 
 // loadBaseBeside starts loading opts.BasePath unless opts.Base is given:
-// reading, parsing and indexing the kernel's strings (20 ms) then overlap
+// reading, parsing and indexing the kernel's strings then overlap
 // with the mapping and relocating of a module.
 func loadBaseBeside(opts Options) *baseLoad {
 	b := &baseLoad{types: opts.Base, done: make(chan struct{})}
