@@ -1,6 +1,9 @@
 package btf
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Kind is a BTF type kind, numbered as BTF_KIND_* in the kernel's uapi btf.h.
 type Kind uint8
@@ -30,6 +33,10 @@ const (
 
 	// maxKind is the largest kind this package knows.
 	maxKind = KindEnum64
+
+	// NumKinds bounds the kinds: an array indexed by Kind has NumKinds
+	// entries.
+	NumKinds = maxKind + 1
 )
 
 // String returns the kind's name as bpftool prints it ("INT", "FUNC_PROTO").
@@ -77,6 +84,29 @@ func (k Kind) String() string {
 		return "ENUM64"
 	}
 	return "KIND(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ParseKind returns the kind named s, as String spells it ("FUNC_PROTO").
+func ParseKind(s string) (Kind, error) {
+	for k := KindInt; k <= maxKind; k++ {
+		if k.String() == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown BTF kind %q", s)
+}
+
+// MarshalText writes the kind's name, so that JSON carries "STRUCT", not 4.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText parses a kind's name.
+func (k *Kind) UnmarshalText(b []byte) error {
+	v, err := ParseKind(string(b))
+	if err != nil {
+		return err
+	}
+	*k = v
+	return nil
 }
 
 // TypeID numbers a type: 0 is void, the first real type is 1 (or, in split

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/btfgate/btfgate/btf"
 )
 
 // Compare compares a (old) with b (new).
@@ -13,10 +15,10 @@ func Compare(a, b *Set) *Report {
 		A: Side{a.name, a.base, a.total},
 		B: Side{b.name, b.base, b.total},
 	}
-	var onlyA, onlyB [numKinds]int
+	var onlyA, onlyB [btf.NumKinds]int
 	r.OnlyA = excess(a, b, &onlyA)
 	r.OnlyB = excess(b, a, &onlyB)
-	for k := KindInt; k < numKinds; k++ {
+	for k := btf.KindInt; k < btf.NumKinds; k++ {
 		if a.counts[k] != 0 || b.counts[k] != 0 {
 			r.Kinds = append(r.Kinds, KindCount{Kind: k, A: a.counts[k], B: b.counts[k], OnlyA: onlyA[k], OnlyB: onlyB[k]})
 		}
@@ -27,7 +29,7 @@ func Compare(a, b *Set) *Report {
 
 // excess returns the keys that x has more often than y, sorted by kind
 // and key, and adds the number of types they stand for to perKind.
-func excess(x, y *Set, perKind *[numKinds]int) []KeyDiff {
+func excess(x, y *Set, perKind *[btf.NumKinds]int) []KeyDiff {
 	var out []KeyDiff
 	for i := range x.keys {
 		ki := &x.keys[i]
@@ -45,9 +47,9 @@ func excess(x, y *Set, perKind *[numKinds]int) []KeyDiff {
 // group returns the Changes that entities of kind k are reported in.
 func (r *Report) group(k Kind) *Changes {
 	switch k {
-	case KindFunc:
+	case btf.KindFunc:
 		return &r.Functions
-	case KindVar:
+	case btf.KindVar:
 		return &r.Variables
 	}
 	return &r.Types

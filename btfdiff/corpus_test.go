@@ -6,22 +6,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/internal/corpus"
 )
 
 // referenceCounts are the per-kind counts of amd64.default.btf that the
 // reference's README states.
 var referenceCounts = map[Kind]int{
-	KindFunc: 43913, KindFuncProto: 23616, KindPtr: 12403, KindStruct: 8721,
-	KindArray: 2997, KindConst: 2735, KindEnum: 1849, KindTypedef: 1840,
-	KindUnion: 1434, KindVar: 381, KindFwd: 114, KindVolatile: 20, KindInt: 15,
-	KindEnum64: 7, KindRestrict: 2, KindFloat: 2, KindDatasec: 1,
+	btf.KindFunc: 43913, btf.KindFuncProto: 23616, btf.KindPtr: 12403, btf.KindStruct: 8721,
+	btf.KindArray: 2997, btf.KindConst: 2735, btf.KindEnum: 1849, btf.KindTypedef: 1840,
+	btf.KindUnion: 1434, btf.KindVar: 381, btf.KindFwd: 114, btf.KindVolatile: 20, btf.KindInt: 15,
+	btf.KindEnum64: 7, btf.KindRestrict: 2, btf.KindFloat: 2, btf.KindDatasec: 1,
 }
 
 func TestReferenceEqualsItself(t *testing.T) {
 	path := corpus.ReferenceFile(t, "amd64.default.btf")
 	a, b := mustLoad(t, path, ""), mustLoad(t, path, "")
-	for k := KindInt; k < numKinds; k++ {
+	for k := btf.KindInt; k < btf.NumKinds; k++ {
 		if got := a.Count(k); got != referenceCounts[k] {
 			t.Errorf("Count(%s) = %d, want %d", k, got, referenceCounts[k])
 		}
@@ -37,17 +38,17 @@ func TestReferenceEqualsItself(t *testing.T) {
 		k          Kind
 		name, want string
 	}{
-		{KindStruct, "list_head", "STRUCT list_head size=16 {next: PTR -> STRUCT list_head @0, prev: PTR -> STRUCT list_head @64}"},
-		{KindFunc, "schedule", "FUNC schedule static -> FUNC_PROTO(void)"},
-		{KindTypedef, "u32", "TYPEDEF u32 -> TYPEDEF __u32"},
-		{KindInt, "unsigned int", "INT unsigned int size=4 enc=none off=0 bits=32"},
-		{KindFunc, "kmalloc_trace", "FUNC kmalloc_trace static -> FUNC_PROTO(PTR -> void; s: PTR -> STRUCT kmem_cache, gfpflags: TYPEDEF gfp_t, size: TYPEDEF size_t)"},
+		{btf.KindStruct, "list_head", "STRUCT list_head size=16 {next: PTR -> STRUCT list_head @0, prev: PTR -> STRUCT list_head @64}"},
+		{btf.KindFunc, "schedule", "FUNC schedule static -> FUNC_PROTO(void)"},
+		{btf.KindTypedef, "u32", "TYPEDEF u32 -> TYPEDEF __u32"},
+		{btf.KindInt, "unsigned int", "INT unsigned int size=4 enc=none off=0 bits=32"},
+		{btf.KindFunc, "kmalloc_trace", "FUNC kmalloc_trace static -> FUNC_PROTO(PTR -> void; s: PTR -> STRUCT kmem_cache, gfpflags: TYPEDEF gfp_t, size: TYPEDEF size_t)"},
 	} {
 		if got := a.Lookup(c.k, c.name); len(got) != 1 || got[0] != c.want {
 			t.Errorf("Lookup(%s, %s) = %q\nwant [%q]", c.k, c.name, got, c.want)
 		}
 	}
-	percpu := a.Lookup(KindDatasec, ".data..percpu")
+	percpu := a.Lookup(btf.KindDatasec, ".data..percpu")
 	if len(percpu) != 1 || strings.Count(percpu[0], "VAR ") != 381 {
 		t.Errorf(".data..percpu should list the 381 VARs: %.200q", percpu)
 	}
@@ -62,11 +63,11 @@ func TestGlobalVarAndTrueSignature(t *testing.T) {
 	if r.Equal() {
 		t.Fatal("default and all compare equal")
 	}
-	wantDelta := map[Kind]int{KindFunc: 254, KindFuncProto: 180, KindVar: 23328, KindDatasec: 12}
+	wantDelta := map[Kind]int{btf.KindFunc: 254, btf.KindFuncProto: 180, btf.KindVar: 23328, btf.KindDatasec: 12}
 	// 102 plain-named FUNCs are replaced by dotted ones; nothing else in A
 	// is missing from B.
-	wantOnlyA := map[Kind]int{KindFunc: 102}
-	wantOnlyB := map[Kind]int{KindFunc: 356, KindFuncProto: 180, KindVar: 23328, KindDatasec: 12}
+	wantOnlyA := map[Kind]int{btf.KindFunc: 102}
+	wantOnlyB := map[Kind]int{btf.KindFunc: 356, btf.KindFuncProto: 180, btf.KindVar: 23328, btf.KindDatasec: 12}
 	for _, row := range r.Kinds {
 		if d := row.B - row.A; d != wantDelta[row.Kind] {
 			t.Errorf("%s: B-A = %d, want %d", row.Kind, d, wantDelta[row.Kind])
@@ -121,7 +122,7 @@ func TestGlobalVarAndTrueSignature(t *testing.T) {
 	}
 	var secs []string
 	for _, c := range r.Types.Added {
-		if c.Kind != KindDatasec {
+		if c.Kind != btf.KindDatasec {
 			t.Errorf("added named type %s %s, want only DATASECs", c.Kind, c.Name)
 		}
 		secs = append(secs, c.Name)
@@ -139,13 +140,13 @@ func TestGlobalVarAndTrueSignature(t *testing.T) {
 func TestDebianBTF(t *testing.T) {
 	a := mustLoad(t, corpus.ReferenceFile(t, "amd64.default.btf"), "")
 	b := mustLoad(t, corpus.Vmlinux(t), "")
-	if got := b.Count(KindFunc); got != 44611 {
+	if got := b.Count(btf.KindFunc); got != 44611 {
 		t.Errorf("Debian .BTF has %d FUNC, want 44611 (spec §6.3)", got)
 	}
 	r := Compare(a, b)
 	for _, row := range r.Kinds {
 		switch row.Kind {
-		case KindFunc, KindFuncProto, KindVar, KindDatasec:
+		case btf.KindFunc, btf.KindFuncProto, btf.KindVar, btf.KindDatasec:
 		default:
 			if row.OnlyA+row.OnlyB != 0 {
 				t.Errorf("%s differs (%d only in A, %d only in B); only functions and variables should", row.Kind, row.OnlyA, row.OnlyB)
@@ -183,14 +184,14 @@ func TestSplitModule(t *testing.T) {
 	base := corpus.ReferenceFile(t, "amd64.default.btf")
 	path := corpus.ReferenceFile(t, "modules/ext4.default.btf")
 	a, b := mustLoad(t, path, base), mustLoad(t, path, base)
-	if a.Len() != 2944 || a.Count(KindFunc) != 1193 || a.Count(KindInt) != 0 {
-		t.Errorf("ext4: %d types, %d FUNC, %d INT; want 2944, 1193, 0 (base types stay in the base)", a.Len(), a.Count(KindFunc), a.Count(KindInt))
+	if a.Len() != 2944 || a.Count(btf.KindFunc) != 1193 || a.Count(btf.KindInt) != 0 {
+		t.Errorf("ext4: %d types, %d FUNC, %d INT; want 2944, 1193, 0 (base types stay in the base)", a.Len(), a.Count(btf.KindFunc), a.Count(btf.KindInt))
 	}
 	if r := Compare(a, b); !r.Equal() {
 		t.Fatalf("ext4 differs from itself")
 	}
 	want := "FUNC ext4_fill_super static -> FUNC_PROTO(INT int; sb: PTR -> STRUCT super_block, fc: PTR -> STRUCT fs_context)"
-	if got := a.Lookup(KindFunc, "ext4_fill_super"); len(got) != 1 || got[0] != want {
+	if got := a.Lookup(btf.KindFunc, "ext4_fill_super"); len(got) != 1 || got[0] != want {
 		t.Errorf("ext4_fill_super = %q, want [%q]", got, want)
 	}
 	if _, err := Load(path, ""); err == nil {
@@ -202,7 +203,7 @@ func TestSplitModule(t *testing.T) {
 	d := mustLoad(t, corpus.Module(t, "ext4"), corpus.Vmlinux(t))
 	r := Compare(a, d)
 	for _, row := range r.Kinds {
-		if row.Kind != KindFunc && row.Kind != KindFuncProto && row.OnlyA+row.OnlyB != 0 {
+		if row.Kind != btf.KindFunc && row.Kind != btf.KindFuncProto && row.OnlyA+row.OnlyB != 0 {
 			t.Errorf("ext4.ko vs reference: %s differs", row.Kind)
 		}
 	}
@@ -230,7 +231,7 @@ func TestMutationIsChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := slices.IndexFunc(tb.types, func(rt rawType) bool {
-		return rt.kind() == KindStruct && tb.strs.lookup(rt.name) == "list_head"
+		return rt.kind() == btf.KindStruct && tb.strs.lookup(rt.name) == "list_head"
 	})
 	if id < 0 {
 		t.Fatal("no struct list_head")
@@ -250,7 +251,7 @@ func TestMutationIsChange(t *testing.T) {
 	if r.Equal() {
 		t.Fatal("mutation not detected")
 	}
-	if len(r.Types.Changed) != 1 || r.Types.Changed[0].Kind != KindStruct || r.Types.Changed[0].Name != "list_head" {
+	if len(r.Types.Changed) != 1 || r.Types.Changed[0].Kind != btf.KindStruct || r.Types.Changed[0].Name != "list_head" {
 		t.Fatalf("changed types %+v, want STRUCT list_head only", r.Types.Changed)
 	}
 	want := []string{"- prev: PTR -> STRUCT list_head @64", "+ prev: PTR -> STRUCT list_head @96"}

@@ -3,6 +3,8 @@ package btfdiff
 import (
 	"fmt"
 	"math"
+
+	"github.com/btfgate/btfgate/btf"
 )
 
 // btfTypeSize is the size of struct btf_type: name_off, info, size/type.
@@ -39,16 +41,16 @@ type table struct {
 func wordsPerType(k Kind, vlen uint32) int64 {
 	v := int64(vlen)
 	switch k {
-	case KindPtr, KindFwd, KindTypedef, KindVolatile, KindConst, KindRestrict,
-		KindFunc, KindFloat, KindTypeTag:
+	case btf.KindPtr, btf.KindFwd, btf.KindTypedef, btf.KindVolatile, btf.KindConst, btf.KindRestrict,
+		btf.KindFunc, btf.KindFloat, btf.KindTypeTag:
 		return 0
-	case KindInt, KindVar, KindDeclTag:
+	case btf.KindInt, btf.KindVar, btf.KindDeclTag:
 		return 1
-	case KindArray:
+	case btf.KindArray:
 		return 3
-	case KindStruct, KindUnion, KindDatasec, KindEnum64:
+	case btf.KindStruct, btf.KindUnion, btf.KindDatasec, btf.KindEnum64:
 		return 3 * v
-	case KindEnum, KindFuncProto:
+	case btf.KindEnum, btf.KindFuncProto:
 		return 2 * v
 	}
 	return -1
@@ -109,7 +111,7 @@ func (t *table) decodeTypes(sec []byte, h header) error {
 		id := len(t.types)
 		k := rt.kind()
 		n := wordsPerType(k, rt.vlen())
-		if k == KindVoid || n < 0 {
+		if k == btf.KindVoid || n < 0 {
 			return fail(pos, "type %d has unknown kind %d", id, uint8(k))
 		}
 		if !t.strs.valid(rt.name) {
@@ -148,20 +150,20 @@ func (t *table) check(id uint32) error {
 		return fmt.Errorf("%s %d: name offset %d is outside the string section", what, i, off)
 	}
 	switch rt.kind() {
-	case KindPtr, KindTypedef, KindVolatile, KindConst, KindRestrict, KindFunc,
-		KindFuncProto, KindVar, KindDeclTag, KindTypeTag:
+	case btf.KindPtr, btf.KindTypedef, btf.KindVolatile, btf.KindConst, btf.KindRestrict, btf.KindFunc,
+		btf.KindFuncProto, btf.KindVar, btf.KindDeclTag, btf.KindTypeTag:
 		if uint64(rt.st) >= ntypes {
 			return badType("referenced type", 0, rt.st)
 		}
 	}
 	switch rt.kind() {
-	case KindArray:
+	case btf.KindArray:
 		for i, ref := range w[:2] {
 			if uint64(ref) >= ntypes {
 				return badType("array type/index", i, ref)
 			}
 		}
-	case KindStruct, KindUnion:
+	case btf.KindStruct, btf.KindUnion:
 		for i := 0; i+2 < len(w); i += 3 {
 			if !t.strs.valid(w[i]) {
 				return badName("member", i/3, w[i])
@@ -170,9 +172,9 @@ func (t *table) check(id uint32) error {
 				return badType("member", i/3, w[i+1])
 			}
 		}
-	case KindEnum, KindEnum64:
+	case btf.KindEnum, btf.KindEnum64:
 		step := 2
-		if rt.kind() == KindEnum64 {
+		if rt.kind() == btf.KindEnum64 {
 			step = 3
 		}
 		for i := 0; i < len(w); i += step {
@@ -180,7 +182,7 @@ func (t *table) check(id uint32) error {
 				return badName("enumerator", i/step, w[i])
 			}
 		}
-	case KindFuncProto:
+	case btf.KindFuncProto:
 		for i := 0; i+1 < len(w); i += 2 {
 			if !t.strs.valid(w[i]) {
 				return badName("parameter", i/2, w[i])
@@ -189,7 +191,7 @@ func (t *table) check(id uint32) error {
 				return badType("parameter", i/2, w[i+1])
 			}
 		}
-	case KindDatasec:
+	case btf.KindDatasec:
 		for i := 0; i+2 < len(w); i += 3 {
 			if uint64(w[i]) >= ntypes {
 				return badType("entry", i/3, w[i])

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/btfgate/btfgate/btf"
 )
 
 func validBlob() []byte {
@@ -45,7 +47,7 @@ func TestDecodeRejectsMalformed(t *testing.T) {
 		{"name offset", patch(func(d []byte) { le.PutUint32(d[32:], 1<<24) }), "name offset"},
 		// Types 1-4 are INTs of 16 bytes; type 5, a PTR, starts at 64.
 		{"type id", patch(func(d []byte) { le.PutUint32(d[32+64+8:], 9999) }), "refers to type 9999"},
-		{"vlen past end", patch(func(d []byte) { le.PutUint32(d[32+64+4:], uint32(KindStruct)<<24|0xffff) }), "needs"},
+		{"vlen past end", patch(func(d []byte) { le.PutUint32(d[32+64+4:], uint32(btf.KindStruct)<<24|0xffff) }), "needs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := FromBytes(c.name, c.data, nil)
@@ -91,10 +93,10 @@ func TestDecodeNeverPanics(t *testing.T) {
 
 func TestSplitNeedsItsBase(t *testing.T) {
 	base := newTestBTF()
-	intT := base.add(KindInt, "int", false, 0, 4, 1<<24|32)
+	intT := base.add(btf.KindInt, "int", false, 0, 4, 1<<24|32)
 	split := &testBTF{} // split strings continue after the base's
 	split.strs = make([]byte, 0)
-	split.words = []uint32{0, uint32(KindPtr) << 24, intT}
+	split.words = []uint32{0, uint32(btf.KindPtr) << 24, intT}
 	split.n = 1
 	s, err := FromBytes("split", split.bytes(binary.LittleEndian, 24), base.bytes(binary.BigEndian, 24))
 	if err != nil {

@@ -3,6 +3,8 @@ package btfdiff
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/btfgate/btfgate/btf"
 )
 
 // Limits that keep hostile input from exhausting the stack or memory:
@@ -80,7 +82,7 @@ func (r *renderer) charge(n int) {
 
 // byName reports whether references to rt are written as kind and name.
 func (r *renderer) byName(rt *rawType) bool {
-	return rt.name != 0 && rt.kind().refByName() && r.t.strs.lookup(rt.name) != ""
+	return rt.name != 0 && refByName(rt.kind()) && r.t.strs.lookup(rt.name) != ""
 }
 
 // appendRef appends the reference form of type id: "void", kind and name,
@@ -105,7 +107,7 @@ func (r *renderer) appendRef(buf []byte, id uint32) (out []byte, cyclic bool) {
 
 func (r *renderer) appendNameRef(buf []byte, rt *rawType) []byte {
 	buf = append(buf, rt.kind().String()...)
-	if rt.kind() == KindFwd {
+	if rt.kind() == btf.KindFwd {
 		buf = append(buf, fwdFlavour(rt)...)
 	}
 	buf = append(buf, ' ')
@@ -163,9 +165,9 @@ func (r *renderer) appendContent(buf []byte, id uint32) ([]byte, bool) {
 	}
 	buf = append(buf, k.String()...)
 	switch k {
-	case KindFwd:
+	case btf.KindFwd:
 		buf = appendNamed(append(buf, fwdFlavour(rt)...), name)
-	case KindTypeTag, KindDeclTag:
+	case btf.KindTypeTag, btf.KindDeclTag:
 		if rt.kflag() {
 			buf = append(buf, " attr"...)
 		}
@@ -175,7 +177,7 @@ func (r *renderer) appendContent(buf []byte, id uint32) ([]byte, bool) {
 	}
 	buf = appendStray(buf, rt)
 	switch k {
-	case KindInt:
+	case btf.KindInt:
 		buf = appendUint(append(buf, " size="...), uint64(rt.st))
 		buf = append(buf, " enc="...)
 		buf = appendIntEncoding(buf, w[0]>>24&0xf)
@@ -185,30 +187,30 @@ func (r *renderer) appendContent(buf []byte, id uint32) ([]byte, bool) {
 			buf = append(buf, " reserved=0x"...)
 			buf = strconv.AppendUint(buf, uint64(extra), 16)
 		}
-	case KindFloat:
+	case btf.KindFloat:
 		buf = appendUint(append(buf, " size="...), uint64(rt.st))
-	case KindPtr, KindTypedef:
+	case btf.KindPtr, btf.KindTypedef:
 		buf = append(buf, " -> "...)
 		ref(rt.st)
-	case KindVolatile, KindConst, KindRestrict:
+	case btf.KindVolatile, btf.KindConst, btf.KindRestrict:
 		buf = append(buf, '(')
 		ref(rt.st)
 		buf = append(buf, ')')
-	case KindTypeTag, KindDeclTag:
-		if k == KindDeclTag {
+	case btf.KindTypeTag, btf.KindDeclTag:
+		if k == btf.KindDeclTag {
 			buf = append(buf, " idx="...)
 			buf = strconv.AppendInt(buf, int64(int32(w[0])), 10)
 		}
 		buf = append(buf, " -> "...)
 		ref(rt.st)
-	case KindArray:
+	case btf.KindArray:
 		buf = appendUint(append(buf, '['), uint64(w[2]))
 		buf = append(buf, "]("...)
 		ref(w[0])
 		buf = append(buf, "; index "...)
 		ref(w[1])
 		buf = append(buf, ')')
-	case KindStruct, KindUnion:
+	case btf.KindStruct, btf.KindUnion:
 		buf = appendUint(append(buf, " size="...), uint64(rt.st))
 		if rt.kflag() {
 			buf = append(buf, " bitfields"...)
@@ -233,7 +235,7 @@ func (r *renderer) appendContent(buf []byte, id uint32) ([]byte, bool) {
 			}
 		}
 		buf = append(buf, '}')
-	case KindEnum, KindEnum64:
+	case btf.KindEnum, btf.KindEnum64:
 		buf = appendUint(append(buf, " size="...), uint64(rt.st))
 		signed := rt.kflag()
 		if signed {
@@ -242,7 +244,7 @@ func (r *renderer) appendContent(buf []byte, id uint32) ([]byte, bool) {
 			buf = append(buf, " unsigned {"...)
 		}
 		step := 2
-		if k == KindEnum64 {
+		if k == btf.KindEnum64 {
 			step = 3
 		}
 		for i := 0; i+step-1 < len(w); i += step {
@@ -251,9 +253,9 @@ func (r *renderer) appendContent(buf []byte, id uint32) ([]byte, bool) {
 			}
 			buf = append(appendName(buf, r.t.strs.lookup(w[i])), '=')
 			switch {
-			case k == KindEnum && signed:
+			case k == btf.KindEnum && signed:
 				buf = strconv.AppendInt(buf, int64(int32(w[i+1])), 10)
-			case k == KindEnum:
+			case k == btf.KindEnum:
 				buf = appendUint(buf, uint64(w[i+1]))
 			case signed:
 				buf = strconv.AppendInt(buf, int64(uint64(w[i+2])<<32|uint64(w[i+1])), 10)
@@ -262,11 +264,11 @@ func (r *renderer) appendContent(buf []byte, id uint32) ([]byte, bool) {
 			}
 		}
 		buf = append(buf, '}')
-	case KindFunc:
+	case btf.KindFunc:
 		buf = appendLinkage(buf, rt.vlen(), "static", "global", "extern")
 		buf = append(buf, " -> "...)
 		ref(rt.st)
-	case KindFuncProto:
+	case btf.KindFuncProto:
 		buf = append(buf, '(')
 		ref(rt.st)
 		for i := 0; i+1 < len(w); i += 2 {
@@ -286,11 +288,11 @@ func (r *renderer) appendContent(buf []byte, id uint32) ([]byte, bool) {
 			ref(w[i+1])
 		}
 		buf = append(buf, ')')
-	case KindVar:
+	case btf.KindVar:
 		buf = appendLinkage(buf, w[0], "static", "global", "extern")
 		buf = append(buf, " -> "...)
 		ref(rt.st)
-	case KindDatasec:
+	case btf.KindDatasec:
 		buf = appendUint(append(buf, " size="...), uint64(rt.st))
 		buf = append(buf, " {"...)
 		for i := 0; i+2 < len(w); i += 3 {
@@ -383,20 +385,20 @@ func appendLinkage(buf []byte, l uint32, names ...string) []byte {
 func appendStray(buf []byte, rt *rawType) []byte {
 	k := rt.kind()
 	switch k {
-	case KindStruct, KindUnion, KindFwd, KindEnum, KindEnum64, KindDeclTag, KindTypeTag:
+	case btf.KindStruct, btf.KindUnion, btf.KindFwd, btf.KindEnum, btf.KindEnum64, btf.KindDeclTag, btf.KindTypeTag:
 	default:
 		if rt.kflag() {
 			buf = append(buf, " kflag"...)
 		}
 	}
 	switch k {
-	case KindStruct, KindUnion, KindEnum, KindEnum64, KindFuncProto, KindDatasec, KindFunc:
+	case btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64, btf.KindFuncProto, btf.KindDatasec, btf.KindFunc:
 	default:
 		if v := rt.vlen(); v != 0 {
 			buf = appendUint(append(buf, " vlen="...), uint64(v))
 		}
 	}
-	if (k == KindFwd || k == KindArray) && rt.st != 0 {
+	if (k == btf.KindFwd || k == btf.KindArray) && rt.st != 0 {
 		buf = appendUint(append(buf, " sizetype="...), uint64(rt.st))
 	}
 	if rt.info&0x60ff0000 != 0 {

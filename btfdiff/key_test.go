@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
+
+	"github.com/btfgate/btfgate/btf"
 )
 
 // everyKind builds one type of each kind, with the flags and fields a
@@ -16,47 +18,47 @@ func everyKind() (*testBTF, map[uint32]string) {
 		want[id] = key
 		return id
 	}
-	intT := add("INT int size=4 enc=signed off=0 bits=32", KindInt, "int", false, 0, 4, 1<<24|32)
-	add("INT unsigned char size=1 enc=char off=0 bits=8", KindInt, "unsigned char", false, 0, 1, 2<<24|8)
-	add("INT _Bool size=1 enc=bool off=0 bits=1", KindInt, "_Bool", false, 0, 1, 4<<24|1)
-	add("INT u3 size=4 enc=none off=5 bits=3", KindInt, "u3", false, 0, 4, 5<<16|3)
-	ptr := add("PTR -> INT int", KindPtr, "", false, 0, intT)
+	intT := add("INT int size=4 enc=signed off=0 bits=32", btf.KindInt, "int", false, 0, 4, 1<<24|32)
+	add("INT unsigned char size=1 enc=char off=0 bits=8", btf.KindInt, "unsigned char", false, 0, 1, 2<<24|8)
+	add("INT _Bool size=1 enc=bool off=0 bits=1", btf.KindInt, "_Bool", false, 0, 1, 4<<24|1)
+	add("INT u3 size=4 enc=none off=5 bits=3", btf.KindInt, "u3", false, 0, 4, 5<<16|3)
+	ptr := add("PTR -> INT int", btf.KindPtr, "", false, 0, intT)
 	add("STRUCT s size=8 bitfields {a: INT int @0:3, b: INT int @3:5, p: PTR -> INT int @32}",
-		KindStruct, "s", true, 3, 8,
+		btf.KindStruct, "s", true, 3, 8,
 		b.str("a"), intT, 3<<24, b.str("b"), intT, 5<<24|3, b.str("p"), ptr, 32)
-	add("UNION u size=4 {x: INT int @0, INT int @0}", KindUnion, "u", false, 2, 4,
+	add("UNION u size=4 {x: INT int @0, INT int @0}", btf.KindUnion, "u", false, 2, 4,
 		b.str("x"), intT, 0, 0, intT, 0)
-	add("ENUM e size=4 signed {NEG=-1, POS=7}", KindEnum, "e", true, 2, 4,
+	add("ENUM e size=4 signed {NEG=-1, POS=7}", btf.KindEnum, "e", true, 2, 4,
 		b.str("NEG"), 0xffffffff, b.str("POS"), 7)
-	add("ENUM ue size=4 unsigned {BIG=4294967295}", KindEnum, "ue", false, 1, 4, b.str("BIG"), 0xffffffff)
-	add("ENUM64 e64 size=8 signed {M=-2, H=4294967296}", KindEnum64, "e64", true, 2, 8,
+	add("ENUM ue size=4 unsigned {BIG=4294967295}", btf.KindEnum, "ue", false, 1, 4, b.str("BIG"), 0xffffffff)
+	add("ENUM64 e64 size=8 signed {M=-2, H=4294967296}", btf.KindEnum64, "e64", true, 2, 8,
 		b.str("M"), 0xfffffffe, 0xffffffff, b.str("H"), 0, 1)
-	add("ENUM64 u64 size=8 unsigned {M=18446744073709551614}", KindEnum64, "u64", false, 1, 8,
+	add("ENUM64 u64 size=8 unsigned {M=18446744073709551614}", btf.KindEnum64, "u64", false, 1, 8,
 		b.str("M"), 0xfffffffe, 0xffffffff)
-	add("FWD union fu", KindFwd, "fu", true, 0, 0)
-	add("FWD struct fs", KindFwd, "fs", false, 0, 0)
-	proto := add("FUNC_PROTO(INT int; x: PTR -> INT int, INT int, ...)", KindFuncProto, "", false, 3, intT,
+	add("FWD union fu", btf.KindFwd, "fu", true, 0, 0)
+	add("FWD struct fs", btf.KindFwd, "fs", false, 0, 0)
+	proto := add("FUNC_PROTO(INT int; x: PTR -> INT int, INT int, ...)", btf.KindFuncProto, "", false, 3, intT,
 		b.str("x"), ptr, 0, intT, 0, 0)
-	fn := add("FUNC f global -> FUNC_PROTO(INT int; x: PTR -> INT int, INT int, ...)", KindFunc, "f", false, 1, proto)
-	add("FUNC_PROTO(void)", KindFuncProto, "", false, 0, 0)
-	tag := add(`TYPE_TAG attr "user" -> INT int`, KindTypeTag, "user", true, 0, intT)
-	add(`DECL_TAG "param \"tag\"" idx=0 -> FUNC f`, KindDeclTag, `param "tag"`, false, 0, fn, 0)
-	add(`DECL_TAG attr "whole" idx=-1 -> FUNC f`, KindDeclTag, "whole", true, 0, fn, 0xffffffff)
-	v := add(`VAR v static -> TYPE_TAG attr "user" -> INT int`, KindVar, "v", false, 0, tag, 0)
-	add("VAR g extern -> INT int", KindVar, "g", false, 0, intT, 2)
-	add(".data: DATASEC", KindDatasec, ".data", false, 1, 4, v, 0, 4) // replaced below
+	fn := add("FUNC f global -> FUNC_PROTO(INT int; x: PTR -> INT int, INT int, ...)", btf.KindFunc, "f", false, 1, proto)
+	add("FUNC_PROTO(void)", btf.KindFuncProto, "", false, 0, 0)
+	tag := add(`TYPE_TAG attr "user" -> INT int`, btf.KindTypeTag, "user", true, 0, intT)
+	add(`DECL_TAG "param \"tag\"" idx=0 -> FUNC f`, btf.KindDeclTag, `param "tag"`, false, 0, fn, 0)
+	add(`DECL_TAG attr "whole" idx=-1 -> FUNC f`, btf.KindDeclTag, "whole", true, 0, fn, 0xffffffff)
+	v := add(`VAR v static -> TYPE_TAG attr "user" -> INT int`, btf.KindVar, "v", false, 0, tag, 0)
+	add("VAR g extern -> INT int", btf.KindVar, "g", false, 0, intT, 2)
+	add(".data: DATASEC", btf.KindDatasec, ".data", false, 1, 4, v, 0, 4) // replaced below
 	want[b.n] = "DATASEC .data size=4 {VAR v @0 size=4}"
-	anon := add("STRUCT size=4 {x: INT int @0}", KindStruct, "", false, 1, 4, b.str("x"), intT, 0)
-	add("TYPEDEF t -> STRUCT size=4 {x: INT int @0}", KindTypedef, "t", false, 0, anon)
-	add("ARRAY[4](INT int; index INT int)", KindArray, "", false, 0, 0, intT, intT, 4)
-	add("FLOAT double size=8", KindFloat, "double", false, 0, 8)
-	vol := add("VOLATILE(PTR -> INT int)", KindVolatile, "", false, 0, ptr)
-	cst := add("CONST(VOLATILE(PTR -> INT int))", KindConst, "", false, 0, vol)
-	add("RESTRICT(CONST(VOLATILE(PTR -> INT int)))", KindRestrict, "", false, 0, cst)
-	add("PTR -> void", KindPtr, "", false, 0, 0)
-	add(`STRUCT "odd{name" size=0 {}`, KindStruct, "odd{name", false, 0, 0)
-	add("STRUCT long unsigned int size=0 {}", KindStruct, "long unsigned int", false, 0, 0)
-	add("PTR kflag vlen=2 -> void", KindPtr, "", true, 2, 0)
+	anon := add("STRUCT size=4 {x: INT int @0}", btf.KindStruct, "", false, 1, 4, b.str("x"), intT, 0)
+	add("TYPEDEF t -> STRUCT size=4 {x: INT int @0}", btf.KindTypedef, "t", false, 0, anon)
+	add("ARRAY[4](INT int; index INT int)", btf.KindArray, "", false, 0, 0, intT, intT, 4)
+	add("FLOAT double size=8", btf.KindFloat, "double", false, 0, 8)
+	vol := add("VOLATILE(PTR -> INT int)", btf.KindVolatile, "", false, 0, ptr)
+	cst := add("CONST(VOLATILE(PTR -> INT int))", btf.KindConst, "", false, 0, vol)
+	add("RESTRICT(CONST(VOLATILE(PTR -> INT int)))", btf.KindRestrict, "", false, 0, cst)
+	add("PTR -> void", btf.KindPtr, "", false, 0, 0)
+	add(`STRUCT "odd{name" size=0 {}`, btf.KindStruct, "odd{name", false, 0, 0)
+	add("STRUCT long unsigned int size=0 {}", btf.KindStruct, "long unsigned int", false, 0, 0)
+	add("PTR kflag vlen=2 -> void", btf.KindPtr, "", true, 2, 0)
 	return b, want
 }
 
@@ -97,22 +99,22 @@ func TestSetIndexesNamedTypes(t *testing.T) {
 		name string
 		want string
 	}{
-		{KindFunc, "f", "FUNC f global -> FUNC_PROTO(INT int; x: PTR -> INT int, INT int, ...)"},
-		{KindVar, "g", "VAR g extern -> INT int"},
-		{KindStruct, "s", "STRUCT s size=8 bitfields {a: INT int @0:3, b: INT int @3:5, p: PTR -> INT int @32}"},
-		{KindFwd, "fu", "FWD union fu"},
-		{KindDatasec, ".data", "DATASEC .data size=4 {VAR v @0 size=4}"},
-		{KindTypedef, "t", "TYPEDEF t -> STRUCT size=4 {x: INT int @0}"},
+		{btf.KindFunc, "f", "FUNC f global -> FUNC_PROTO(INT int; x: PTR -> INT int, INT int, ...)"},
+		{btf.KindVar, "g", "VAR g extern -> INT int"},
+		{btf.KindStruct, "s", "STRUCT s size=8 bitfields {a: INT int @0:3, b: INT int @3:5, p: PTR -> INT int @32}"},
+		{btf.KindFwd, "fu", "FWD union fu"},
+		{btf.KindDatasec, ".data", "DATASEC .data size=4 {VAR v @0 size=4}"},
+		{btf.KindTypedef, "t", "TYPEDEF t -> STRUCT size=4 {x: INT int @0}"},
 	} {
 		got := s.Lookup(c.k, c.name)
 		if len(got) != 1 || got[0] != c.want {
 			t.Errorf("Lookup(%s, %s) = %q, want [%q]", c.k, c.name, got, c.want)
 		}
 	}
-	if got := s.Lookup(KindStruct, "f"); got != nil {
+	if got := s.Lookup(btf.KindStruct, "f"); got != nil {
 		t.Errorf("Lookup(STRUCT, f) = %q, want nil: a FUNC is not a STRUCT", got)
 	}
-	if got := s.Count(KindDeclTag); got != 2 {
+	if got := s.Count(btf.KindDeclTag); got != 2 {
 		t.Errorf("Count(DECL_TAG) = %d, want 2", got)
 	}
 	if got := s.Multiplicity("PTR -> INT int"); got != 1 {
@@ -127,13 +129,13 @@ func TestCompareIgnoresIDs(t *testing.T) {
 		b := newTestBTF()
 		var intT, ptr uint32
 		if reverse {
-			b.add(KindPtr, "", false, 0, 2) // PTR -> int, int is id 2
-			intT, ptr = b.add(KindInt, "int", false, 0, 4, 1<<24|32), 1
+			b.add(btf.KindPtr, "", false, 0, 2) // PTR -> int, int is id 2
+			intT, ptr = b.add(btf.KindInt, "int", false, 0, 4, 1<<24|32), 1
 		} else {
-			intT = b.add(KindInt, "int", false, 0, 4, 1<<24|32)
-			ptr = b.add(KindPtr, "", false, 0, intT)
+			intT = b.add(btf.KindInt, "int", false, 0, 4, 1<<24|32)
+			ptr = b.add(btf.KindPtr, "", false, 0, intT)
 		}
-		b.add(KindStruct, "s", false, 2, 16, b.str("a"), intT, 0, b.str("p"), ptr, memberOff)
+		b.add(btf.KindStruct, "s", false, 2, 16, b.str("a"), intT, 0, b.str("p"), ptr, memberOff)
 		return b.bytes(binary.LittleEndian, 24)
 	}
 	a, err := FromBytes("a", build(false, 64), nil)
@@ -168,10 +170,10 @@ func TestKeyCycles(t *testing.T) {
 	// 1: PTR -> 2, 2: PTR -> 1 (a cycle no C type can make), 3: PTR -> 3,
 	// 4: STRUCT s {PTR -> 1}.
 	b := newTestBTF()
-	b.add(KindPtr, "", false, 0, 2)
-	b.add(KindPtr, "", false, 0, 1)
-	b.add(KindPtr, "", false, 0, 3)
-	b.add(KindStruct, "s", false, 1, 8, b.str("m"), 1, 0)
+	b.add(btf.KindPtr, "", false, 0, 2)
+	b.add(btf.KindPtr, "", false, 0, 1)
+	b.add(btf.KindPtr, "", false, 0, 3)
+	b.add(btf.KindStruct, "s", false, 1, 8, b.str("m"), 1, 0)
 	tb, err := decode("cycle", b.bytes(binary.LittleEndian, 24), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -203,9 +205,9 @@ func TestKeyLimits(t *testing.T) {
 	chain := func(n int) []byte {
 		b := newTestBTF()
 		for i := 0; i < n; i++ {
-			b.add(KindConst, "", false, 0, b.n+2)
+			b.add(btf.KindConst, "", false, 0, b.n+2)
 		}
-		b.add(KindInt, "int", false, 0, 4, 32)
+		b.add(btf.KindInt, "int", false, 0, 4, 32)
 		return b.bytes(binary.LittleEndian, 24)
 	}
 	if _, err := FromBytes("ok", chain(maxNesting-1), nil); err != nil {
@@ -218,10 +220,10 @@ func TestKeyLimits(t *testing.T) {
 
 	// Each prototype takes two of the previous one: keys double per level.
 	b := newTestBTF()
-	b.add(KindInt, "int", false, 0, 4, 32)
+	b.add(btf.KindInt, "int", false, 0, 4, 32)
 	for i := 0; i < 40; i++ {
 		p := b.n
-		b.add(KindFuncProto, "", false, 2, p, 0, p, 0, p)
+		b.add(btf.KindFuncProto, "", false, 2, p, 0, p, 0, p)
 	}
 	tb, err := decode("wide", b.bytes(binary.LittleEndian, 24), nil)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/internal/corpus"
 )
 
@@ -98,7 +99,7 @@ func TestWriteJSON(t *testing.T) {
 		t.Errorf("JSON lost entries: %d/%d functions, %d/%d only_b",
 			len(got.Functions.Added), len(got.Functions.Removed), len(got.OnlyB), len(r.OnlyB))
 	}
-	if got.Functions.Changed == nil || got.Kinds[0].Kind != KindInt {
+	if got.Functions.Changed == nil || got.Kinds[0].Kind != btf.KindInt {
 		t.Errorf("changed = %v (want [] not null), first kind %v", got.Functions.Changed, got.Kinds[0].Kind)
 	}
 	for _, raw := range []string{`"kind": "FUNC"`, `"changed": []`, `"only_a": [`} {

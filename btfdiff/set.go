@@ -3,6 +3,8 @@ package btfdiff
 import (
 	"slices"
 	"strings"
+
+	"github.com/btfgate/btfgate/btf"
 )
 
 // Set is the content of one BTF blob: a multiset of content keys, and the
@@ -12,7 +14,7 @@ import (
 type Set struct {
 	name, base string
 	total      int
-	counts     [numKinds]int
+	counts     [btf.NumKinds]int
 	keys       []keyInfo             // distinct keys, in order of first type
 	keyIndex   map[fingerprint]int32 // into keys
 	entities   []entityInfo          // in order of first type
@@ -67,7 +69,7 @@ func newSet(t *table) (*Set, error) {
 			s.keyIndex[fp] = int32(len(s.keys))
 			s.keys = append(s.keys, keyInfo{fp: fp, key: key, kind: k, count: 1})
 		}
-		if k != KindFunc && k != KindVar && !k.indexed() {
+		if k != btf.KindFunc && k != btf.KindVar && !indexed(k) {
 			continue
 		}
 		name := t.strs.lookup(rt.name)
@@ -113,7 +115,7 @@ func (s *Set) Len() int { return s.total }
 
 // Count returns the number of types of kind k.
 func (s *Set) Count(k Kind) int {
-	if k >= numKinds {
+	if k >= btf.NumKinds {
 		return 0
 	}
 	return s.counts[k]
@@ -122,8 +124,8 @@ func (s *Set) Count(k Kind) int {
 // Multiplicity returns how many types have the content key key.
 func (s *Set) Multiplicity(key string) int { return int(s.count(fingerprintOf([]byte(key)))) }
 
-// Lookup returns the sorted content keys of the functions (KindFunc),
-// variables (KindVar) or named types of kind k called name; several types
+// Lookup returns the sorted content keys of the functions (btf.KindFunc),
+// variables (btf.KindVar) or named types of kind k called name; several types
 // may share a name.
 func (s *Set) Lookup(k Kind, name string) []string {
 	i, ok := s.entIndex[entityFingerprint(k, name)]
