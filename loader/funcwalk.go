@@ -14,7 +14,7 @@ type rawFunc struct {
 	spec     uint64 // DW_AT_specification
 	retRef   uint64
 	lowPC    uint64
-	hasLowPC bool // DW_AT_low_pc present (0 is an address in ET_REL files)
+	hasLowPC bool  // DW_AT_low_pc present (0 is an address in ET_REL files)
 	cc       uint8 // DW_AT_calling_convention
 	flags    FuncFlags
 	nparams  int32
