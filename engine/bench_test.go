@@ -54,3 +54,31 @@ func BenchmarkNew(b *testing.B) {
 		newEngine(b, defaults())
 	}
 }
+
+// BenchmarkDecideKernelEveryField adds a module that reads a fact through
+// a computed key, so every field of every object is built.
+func BenchmarkDecideKernelEveryField(b *testing.B) {
+	cfg := defaults()
+	cfg.Modules = []Module{{Name: "computed.rego", Source: `package btfgate.functions
+
+skip.computed := {id: {"computed"} |
+	some k in data.btfgate.config.facts
+	input.functions[id][k] == "never"
+}
+`}}
+	cfg.Data = map[string]any{"facts": []any{"name"}}
+	benchmarkDecide(b, cfg, syntheticKernel(kernelSize))
+}
+
+// BenchmarkDecideKernelConstantKey is BenchmarkDecideKernelEveryField's
+// rule with a constant key: only the mentioned fields are built.
+func BenchmarkDecideKernelConstantKey(b *testing.B) {
+	cfg := defaults()
+	cfg.Modules = []Module{{Name: "constant.rego", Source: `package btfgate.functions
+
+skip.constant := {id: {"constant"} |
+	input.functions[id].name == "never"
+}
+`}}
+	benchmarkDecide(b, cfg, syntheticKernel(kernelSize))
+}
