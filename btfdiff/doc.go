@@ -12,7 +12,8 @@
 // and functions, variables and named types added, removed or changed.
 //
 // Input is raw BTF (base or split, either byte order, with the 24-byte or the
-// 32-byte header of current libbpf) or an ELF file holding a .BTF section.
+// 32-byte header of current libbpf) or an ELF file holding a .BTF section,
+// read through loader/elffile.
 // btfdiff has its own validating decoder: cilium/ebpf's loader folds decl
 // tags into their targets, merges ENUM64 into ENUM and drops INT bit offsets
 // and tag kind flags, all of which a content comparison must see. The format

@@ -2,12 +2,12 @@ package btfdiff
 
 import (
 	"bytes"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/btfgate/btfgate/internal/inputs"
+	"github.com/btfgate/btfgate/loader/elffile"
 )
 
 // elfMagic starts every ELF file.
@@ -44,14 +44,14 @@ func Load(path, basePath string) (*Set, error) {
 // image, base is nil for base BTF or the raw BTF or ELF image of the base.
 // name labels the input in errors and reports.
 func FromBytes(name string, data, base []byte) (*Set, error) {
-	btf, distilled, err := extractBTF(name, bytes.NewReader(data))
+	btf, distilled, err := extractBTF(name, data)
 	if err != nil {
 		return nil, err
 	}
 	var bt *table
 	switch {
 	case base != nil:
-		raw, _, err := extractBTF(name+" base", bytes.NewReader(base))
+		raw, _, err := extractBTF(name+" base", base)
 		if err != nil {
 			return nil, err
 		}
@@ -84,73 +84,72 @@ func newSetFromRaw(name, baseName string, raw []byte, base *table) (*Set, error)
 }
 
 // readBTF returns the BTF blob in path, and the .BTF.base section when
-// path is an ELF file that has one.
+// path is an ELF file that has one. An ELF file is mapped, not read whole.
 func readBTF(path string) (btf, distilled []byte, err error) {
 	f, err := inputs.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	return extractBTF(path, f)
-}
-
-// extractBTF returns r's contents if it is raw BTF, or its .BTF (and
-// .BTF.base) sections if it is an ELF file.
-func extractBTF(name string, r io.ReaderAt) (btf, distilled []byte, err error) {
 	var magic [4]byte
-	if _, err := r.ReadAt(magic[:], 0); err != nil && err != io.EOF {
-		return nil, nil, fmt.Errorf("read %s: %w", name, err)
+	if _, err := f.ReadAt(magic[:], 0); err != nil && err != io.EOF {
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if string(magic[:]) != elfMagic {
-		sr := io.NewSectionReader(r, 0, 1<<62)
-		data, err := io.ReadAll(sr)
+		data, err := io.ReadAll(f)
 		if err != nil {
-			return nil, nil, fmt.Errorf("read %s: %w", name, err)
+			return nil, nil, fmt.Errorf("read %s: %w", path, err)
 		}
 		return data, nil, nil
 	}
-	return elfBTF(name, r)
+	ef, err := elffile.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer ef.Close()
+	return elfBTF(ef)
 }
 
-// elfBTF reads the .BTF and .BTF.base sections of an ELF file. debug/elf
-// is not hardened against every malformed file, so a panic inside it is
-// turned into an error.
-func elfBTF(name string, r io.ReaderAt) (btf, distilled []byte, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			btf, distilled = nil, nil
-			err = fmt.Errorf("%s: malformed ELF file: %v", name, p)
-		}
-	}()
-	f, err := elf.NewFile(r)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+// extractBTF returns data if it is raw BTF, or its .BTF (and .BTF.base)
+// sections if it is an ELF image.
+func extractBTF(name string, data []byte) (btf, distilled []byte, err error) {
+	if !bytes.HasPrefix(data, []byte(elfMagic)) {
+		return data, nil, nil
 	}
+	ef, err := elffile.NewFile(name, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return elfBTF(ef)
+}
+
+// elfBTF returns copies of the .BTF and .BTF.base sections of f.
+func elfBTF(f *elffile.File) (btf, distilled []byte, err error) {
 	sec := f.Section(".BTF")
 	if sec == nil {
-		return nil, nil, fmt.Errorf("%s: ELF file has no .BTF section", name)
+		return nil, nil, fmt.Errorf("%s: ELF file has no .BTF section", f.Path)
 	}
-	if btf, err = sectionData(sec); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	if btf, err = sectionData(f, sec); err != nil {
+		return nil, nil, err
 	}
 	if sec := f.Section(".BTF.base"); sec != nil {
-		if distilled, err = sectionData(sec); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		if distilled, err = sectionData(f, sec); err != nil {
+			return nil, nil, err
 		}
 	}
 	return btf, distilled, nil
 }
 
-func sectionData(sec *elf.Section) ([]byte, error) {
-	if sec.Type == elf.SHT_NOBITS {
-		return nil, fmt.Errorf("section %s has no data (SHT_NOBITS)", sec.Name)
+func sectionData(f *elffile.File, sec *elffile.Section) ([]byte, error) {
+	if sec.Type == elffile.SHT_NOBITS {
+		return nil, fmt.Errorf("%s: section %s has no data (SHT_NOBITS)", f.Path, sec.Name)
 	}
-	data, err := sec.Data()
+	data, err := f.SectionData(sec)
 	if err != nil {
-		return nil, fmt.Errorf("read section %s: %w", sec.Name, err)
+		return nil, err
 	}
 	if len(data) == 0 {
-		return nil, errors.New("section " + sec.Name + " is empty")
+		return nil, errors.New(f.Path + ": section " + sec.Name + " is empty")
 	}
-	return data, nil
+	return bytes.Clone(data), nil
 }

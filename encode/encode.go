@@ -107,6 +107,9 @@ type Result struct {
 	// overlap an earlier entry (pahole 1.31 writes them; the kernel refuses
 	// them).
 	DroppedEntries int
+	// Attached are the files read with the input because its DWARF
+	// continues in them: a dwz supplement, split DWARF objects.
+	Attached []string
 	// Warnings are things the encode did not do as asked, for people.
 	Warnings []string
 	// Unmatched are the configuration list entries that matched no
@@ -166,6 +169,10 @@ func encodeFile(path string, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%s: the input is %s, but its base BTF %s is %s", path, endianness(in.ELF.ByteOrder), opts.BasePath, endianness(opts.Base.SourceByteOrder()))
 	}
 	in.KeepInfo = opts.keepInfo
+	if in.Supplement != "" {
+		res.Attached = append(res.Attached, in.Supplement)
+	}
+	res.Attached = append(res.Attached, in.Split...)
 	res.ByteOrder = in.ELF.ByteOrder
 	if opts.Opened != nil {
 		opts.Opened(in.Merge, in.InfoSize)

@@ -60,6 +60,7 @@ type Walker struct {
 	spans       []unitSpan
 	badRef      uint64
 	skippedRefs int
+	voidRefs    []uint64 // references into walked units that found no type DIE
 
 	order        binary.ByteOrder
 	littleEndian bool
@@ -170,6 +171,7 @@ func (w *Walker) begin(t *TypeTable, u *dwarf.Unit, from, to uint64) {
 	w.vars = w.vars[:0]
 	w.vannots = w.vannots[:0]
 	w.badRef, w.skippedRefs = 0, 0
+	w.voidRefs = w.voidRefs[:0]
 }
 
 // walkUnit adds the DIEs of unit u to the walk's buffers, unless skip

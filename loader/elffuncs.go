@@ -16,10 +16,14 @@ type ElfFunc struct {
 	Name      string   // symbol name up to its first '.'
 	Syms      []ElfSym // the symbols, in symbol-table order
 	Ambiguous bool     // two or more distinct addresses (not computed for the last name)
-	// Kfunc: named by a __BTF_ID__func__ symbol inside a kfunc set8 of
-	// .BTF_ids; KfuncFlags is the flags word after its id.
-	Kfunc      bool
-	KfuncFlags uint32
+	// Kfunc: named by a __BTF_ID__func__ symbol inside a set8 of
+	// .BTF_ids (a kfunc id set, whatever its flags); KfuncFlags is the
+	// flags word after its id. PaholeKfunc: that set8's flags have
+	// BTF_SET8_KFUNCS (kernels since 6.9), pahole's criterion for the
+	// bpf_kfunc decl tag.
+	Kfunc       bool
+	KfuncFlags  uint32
+	PaholeKfunc bool
 	// BTFIDRef: named by some __BTF_ID__func__ symbol (kfunc or not).
 	BTFIDRef bool
 }

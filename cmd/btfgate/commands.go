@@ -51,7 +51,7 @@ func decide(stderr io.Writer, input string, p *policyFlags) (*encode.Result, *se
 	stopProgress()
 	if res != nil {
 		res.Warnings = append(st.warnings, res.Warnings...)
-		if uerr := p.checkUnmatched(res, st.rules); uerr != nil {
+		if uerr := p.checkUnmatched(res, st); uerr != nil {
 			return nil, st, uerr
 		}
 		writeWarnings(stderr, res)
@@ -89,6 +89,9 @@ data.btfgate.variable_decision.result.`,
 			res, st, refusal := decide(cmd.ErrOrStderr(), args[0], &p)
 			if res == nil {
 				return refusal
+			}
+			if err := outs.AddInputs(res.Attached...); err != nil {
+				return err
 			}
 			var b strings.Builder
 			if variables {
