@@ -78,7 +78,7 @@ cannot classify misses beyond suggesting names.`,
 			}
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			defer w.Flush()
-			ex := explainer{res: res, denied: denied, maxInst: maxInst, asJSON: asJSON, stderr: cmd.ErrOrStderr()}
+			ex := explainer{res: res, denied: denied, maxInst: maxInst, asJSON: asJSON, stderr: cmd.ErrOrStderr(), supplement: p.supplement}
 			missing, err := ex.explainAll(w, input, names)
 			if err != nil {
 				return err
@@ -107,6 +107,8 @@ type explainer struct {
 	maxInst int
 	asJSON  bool
 	stderr  io.Writer // for progress
+	// supplement is --dwarf-supplement, for the DWARF scan of misses.
+	supplement string
 }
 
 // explainAll explains every name in order and returns the names that are
@@ -131,7 +133,7 @@ func (ex *explainer) explainAll(w io.Writer, input string, names []string) ([]st
 		}
 		progress, stop := newProgress(ex.stderr)
 		var err error
-		misses, err = classifyMisses(input, want, idx, progress)
+		misses, err = classifyMisses(input, ex.supplement, want, idx, progress)
 		stop()
 		if err != nil {
 			return nil, err
