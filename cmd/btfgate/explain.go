@@ -90,7 +90,7 @@ cannot classify misses beyond suggesting names.`,
 			if err != nil || len(names) == 0 {
 				return cmp.Or(err, refusal)
 			}
-			ex := explainer{res: res, denied: denied, maxInst: maxInst, asJSON: asJSON, stderr: cmd.ErrOrStderr()}
+			ex := explainer{res: res, denied: denied, maxInst: maxInst, asJSON: asJSON, stderr: cmd.ErrOrStderr(), supplement: p.supplement}
 			missing, err := ex.explainAll(w, input, names)
 			if err != nil {
 				return err
@@ -119,6 +119,8 @@ type explainer struct {
 	maxInst int
 	asJSON  bool
 	stderr  io.Writer // for progress
+	// supplement is --dwarf-supplement, for the DWARF scan of misses.
+	supplement string
 }
 
 // explainAll explains every name in order and returns the names that are
@@ -143,7 +145,7 @@ func (ex *explainer) explainAll(w io.Writer, input string, names []string) ([]st
 		}
 		progress, stop := newProgress(ex.stderr)
 		var err error
-		misses, err = classifyMisses(input, want, idx, progress)
+		misses, err = classifyMisses(input, ex.supplement, want, idx, progress)
 		stop()
 		if err != nil {
 			return nil, err

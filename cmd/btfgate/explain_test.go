@@ -186,3 +186,18 @@ func TestExplainFromReport(t *testing.T) {
 		t.Errorf("error %v, want the arguments explain needs, in words", err)
 	}
 }
+
+// TestExplainMissOnDwzInput: the DWARF scan for a miss reads a dwz'd
+// input with its supplement, as the encode does.
+func TestExplainMissOnDwzInput(t *testing.T) {
+	out, _, err := run(t, "explain", "../../testdata/fixtures/dwz/one-dwz.exe", "dwz_one_rnu", "dwz_one_run")
+	if err == nil || !strings.Contains(err.Error(), "no function group: dwz_one_rnu") {
+		t.Errorf("error %v", err)
+	}
+	if s := section(t, out, "dwz_one_rnu"); !strings.Contains(s, "no symbol and no DWARF subprogram has this name\n  did you mean: dwz_one_run") {
+		t.Errorf("miss:\n%s", s)
+	}
+	if s := section(t, out, "dwz_one_run"); !strings.Contains(s, "dwz_one_run: INCLUDED in BTF") {
+		t.Errorf("function:\n%s", s)
+	}
+}

@@ -61,12 +61,12 @@ func (x *nameIndex) lookup(name string) ([]int, string) {
 }
 
 // closest returns up to three group names within a third of name's
-// length in edits, nearest first.
+// length in edits (two at least: a transposition), nearest first.
 func (x *nameIndex) closest(name string) []string {
 	if isGlob(name) {
 		return nil
 	}
-	limit := len(name)/3 + 1
+	limit := max(2, len(name)/3) + 1
 	type cand struct {
 		n string
 		d int
@@ -127,7 +127,8 @@ func (m *miss) write(w io.Writer) {
 // input's symbol table and, for names no symbol has, its DWARF.
 //
 // progress, if set, is called as compile units are scanned.
-func classifyMisses(input string, names []string, idx *nameIndex, progress func(done, total int)) (map[string]*miss, error) {
+// supplement is --dwarf-supplement.
+func classifyMisses(input, supplement string, names []string, idx *nameIndex, progress func(done, total int)) (map[string]*miss, error) {
 	out := make(map[string]*miss, len(names))
 	for _, n := range names {
 		out[n] = &miss{Name: n, Suggest: idx.closest(n)}
@@ -150,7 +151,7 @@ func classifyMisses(input string, names []string, idx *nameIndex, progress func(
 	if len(rest) == 0 {
 		return out, nil
 	}
-	in, err := loader.Open(input)
+	in, err := loader.OpenWith(input, loader.OpenOptions{Supplement: supplement})
 	if err != nil {
 		return nil, err
 	}
