@@ -63,6 +63,7 @@ func (r *Rules) AddDataFile(spec string) error {
 	if err != nil {
 		return fmt.Errorf("data file: %w", err)
 	}
+	r.dataFilesRead = append(r.dataFilesRead, file)
 	if !isStructured(file) {
 		if key == "" {
 			return fmt.Errorf("%s: a plain text data file needs a key: KEY=%s (e.g. deny=%s); .json, .yaml and .yml files may hold a mapping of keys", file, file, file)
@@ -227,4 +228,12 @@ func (r *Rules) loadDataFiles() error {
 		}
 	}
 	return nil
+}
+
+// InputFiles are the files the rules file made btfgate read besides
+// itself: its policy modules and every data file (data_files and those
+// added with AddDataFile). Outputs must be none of them.
+func (r *Rules) InputFiles() []string {
+	files, _ := r.PolicyFiles() // read already: an error was reported then
+	return append(files, r.dataFilesRead...)
 }

@@ -50,7 +50,9 @@ type Rules struct {
 
 	inline map[string]any     // the rules file's own data, before data files
 	extra  map[string][]Place // per key, the places of list entries data files added
-	keys   map[string]Place   // where a data file first gave a key
+	// dataFilesRead are the data files read, for InputFiles.
+	dataFilesRead []string
+	keys          map[string]Place // where a data file first gave a key
 }
 
 // Output names the files an encode writes.

@@ -93,6 +93,11 @@ data.btfgate.variable_decision.result.`,
 			if err := outs.AddInputs(res.Attached...); err != nil {
 				return err
 			}
+			if st.rules != nil {
+				if err := outs.AddInputs(st.rules.InputFiles()...); err != nil {
+					return err
+				}
+			}
 			var b strings.Builder
 			if variables {
 				if err := writeVariableFacts(&b, res, st.features, opaInput); err != nil {

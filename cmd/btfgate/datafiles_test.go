@@ -55,3 +55,49 @@ func TestDataFlagAndDataFiles(t *testing.T) {
 		t.Errorf("data file changed: %q", b)
 	}
 }
+
+// TestRulesInputsAreNotOutputs: a rules file's data_files and policy
+// modules are inputs: an output of encode, facts or the pahole front end
+// that is one of them is refused, and the file keeps its bytes.
+func TestRulesInputsAreNotOutputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const denyText, policyText = "fn_driver\n", "package btfgate.user\n\nexclude.mine[id] if {\n\tsome id, f in input.functions\n\tf.name == \"fn_varargs\"\n}\n"
+	deny := write("deny.txt", denyText)
+	pol := write("mine.rego", policyText)
+	rf := write("r.yaml", "data_files:\n  - deny=deny.txt\npolicies:\n  - mine.rego\n")
+	in := write("x.o", "")
+	data, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		file, text string
+		args       []string
+	}{
+		{deny, denyText, []string{"encode", "--rules", rf, "-o", deny, in}},
+		{pol, policyText, []string{"encode", "--rules", rf, "-o", pol, in}},
+		{deny, denyText, []string{"facts", "--rules", rf, "-o", deny, in}},
+		{pol, policyText, []string{"pahole", "--btfgate-rules", rf, "--btf_encode_detached=" + pol, in}},
+	} {
+		_, _, err := run(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), "refusing to overwrite an input") {
+			t.Errorf("%v: %v, want a refusal", c.args, err)
+		}
+		if b, _ := os.ReadFile(c.file); string(b) != c.text {
+			t.Errorf("%v: %s changed", c.args, c.file)
+		}
+	}
+	if _, _, err := run(t, "encode", "--rules", rf, "-o", filepath.Join(dir, "ok.btf"), in); err != nil {
+		t.Errorf("the same rules with another output: %v", err)
+	}
+}

@@ -85,6 +85,11 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	}
 	outs := outputs.New(fl.inputFiles(input, fl.base)...)
 	defer outs.Abort() // nothing after Commit
+	if st.rules != nil {
+		if err := outs.AddInputs(st.rules.InputFiles()...); err != nil {
+			return err
+		}
+	}
 	stopSignals := outs.CatchSignals()
 	defer stopSignals()
 	if fl.elf && sameFile(output, input) {

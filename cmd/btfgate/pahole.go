@@ -237,6 +237,11 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 	}
 	outs := outputs.New(input, p.base, p.rulesFile)
 	defer outs.Abort()
+	if r != nil {
+		if err := outs.AddInputs(r.InputFiles()...); err != nil {
+			return err
+		}
+	}
 	stopSignals := outs.CatchSignals()
 	defer stopSignals()
 	if p.detached != "" {
