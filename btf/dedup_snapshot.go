@@ -13,8 +13,7 @@ import (
 // candidate tables with the base's types in them and the indexes of its
 // enums. The dedup of split types on a base that carries one (a prepared
 // base, see prepared.go) lays its tables over it (overlay), read in place,
-// instead of hashing the base's types again (prep, 11 ms of a module's
-// encode on the kernel's base) or copying the 6 MB. The
+// instead of hashing the base's types again (prep) or copying them. The
 // tables' libbpf emulation (capacity, grows, insertion order) is part of
 // the state; their slot count is not, and does not change a result.
 type dedupSnapshot struct {

@@ -23,7 +23,7 @@ package btf
 // indexes, the table's own are numbered after them, and the table's slots
 // hold only the keys it added to, each chain running on into the base's
 // chain of the same key. A module's dedup on the kernel's prepared base so
-// reads the kernel's 5 MB table in place instead of copying it.
+// reads the kernel's table in place instead of copying it.
 type candTable struct {
 	slots   []candSlot
 	used    int
@@ -153,7 +153,7 @@ func (t *candTable) add(h uint64, id uint32) int32 {
 // 4/5 of them used, for a table that is only read from then on: the base
 // under an overlay, in a prepared base's file, where every slot the probes
 // reach is paged in and the half-empty table add keeps would be twice the
-// memory (4 MB instead of 2 for the kernel's).
+// memory.
 func (t *candTable) packed() candTable {
 	n := 1024
 	for 4*n < 5*t.used {

@@ -12,8 +12,7 @@ import (
 // A prepared base is what Parse and BuildIndex compute for a base BTF (the
 // kernel's, for module encodes): where each type starts and the index of
 // the strings, stored beside a copy of the raw bytes so that the next
-// encode on the same base maps them instead of computing them (about 25 ms
-// of a module's encode). The words and strings of the loaded types alias
+// encode on the same base maps them instead of computing them. The words and strings of the loaded types alias
 // the stored copy; the index is hashed with stableHash. The dedup's prep
 // of the base (dedupSnapshot) is stored too.
 //
@@ -33,7 +32,7 @@ import (
 //
 // The snapshot comes first, and a large base's raw BTF starts on a 2 MiB
 // boundary (rawAlign), because a mapped file is paged in by whole page
-// cache folios, up to 2 MiB here (8 MB readahead): what an encode reads
+// cache folios (up to 2 MiB): what an encode reads
 // all along (the types, strings, offsets and index) then shares no folio
 // with the snapshot, which is dropped from the load to the dedup's start
 // (LoadPrepared's release), and ends with the file, so no folio maps
@@ -146,8 +145,8 @@ func alignUp(n, a int) int { return (n + a - 1) &^ (a - 1) }
 // itself). release, if not nil, is called with their bytes once
 // LoadPrepared has checked the sum over them, and again after each dedup
 // has checked them: a caller that mapped data can drop those pages, read
-// again when needed (the kernel's 6 MB would otherwise stay from the load
-// on, when a module's encode holds the most).
+// again when needed (they would otherwise stay resident from the load on,
+// through the part of a module's encode that holds the most).
 func LoadPrepared(data, raw []byte, release func([]byte)) (*Types, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("btf: prepared base: "+format, args...)

@@ -12,7 +12,7 @@ import (
 // cheaper than by content.
 //
 // A value per byte of the section would be simplest, but costs 4 bytes
-// per byte: 15 MB for the kernel's .debug_str. Here the cache holds a slot
+// per byte of the string section. Here the cache holds a slot
 // per NUL-terminated run of the section, numbered by counting the NULs
 // before the offset (a bitmap with per-word counts, 1/6 of the section's
 // size). A slot remembers the offset it was filled for, since a run may

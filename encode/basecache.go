@@ -68,7 +68,7 @@ type baseLoaded struct {
 // cache when it holds it, else parsed and then stored.
 func (c *BaseCache) load(path string) (*btf.Types, baseLoaded, error) {
 	var how baseLoaded
-	raw, err := readBase(path) // read, not mapped: 4 % faster here
+	raw, err := readBase(path) // read, not mapped (docs/performance.md)
 	if err != nil {
 		return nil, how, err
 	}

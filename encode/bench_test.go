@@ -24,6 +24,7 @@ package encode
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"github.com/btfgate/btfgate/internal/cputime"
 	"os"
 	"runtime"
@@ -354,7 +355,7 @@ func buildPipeline(tb testing.TB, path string) *benchPipeline {
 		trueSignature: opts.Features.TrueSignature, relocatable: p.relocat}
 	vs := newVarSections(in, syms, opts)
 	p.all = btf.NewTypes(btf.NewStrings())
-	states, datasecs, _, err := convertUnits(in, opts, fo, readySide(vs), nil, p.all, nil)
+	states, datasecs, _, err := convertUnits(in, opts, fo, readySide(vs), nil, p.all, nil, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -440,7 +441,8 @@ func decideOnlyFixture(b *testing.B, path string) *Result {
 }
 
 // BenchmarkPolicy decides the kernel's 44,811 function groups with the
-// default policies (engine.DecideFunctions) on 1 and 2 goroutines. The
+// default policies (engine.DecideFunctions) on 1 and 2 goroutines, and its
+// variables (engine.DecideVariables) on 2. The
 // facts come from an Encode with DecideOnly. "compile" is engine.New,
 // which the CLI runs before Encode and no phase counts.
 func BenchmarkPolicy(b *testing.B) {
@@ -466,6 +468,27 @@ func BenchmarkPolicy(b *testing.B) {
 				}
 			})
 			b.ReportMetric(float64(len(res.Functions)), "functions")
+		})
+	}
+	// The variables' decision, in one evaluation per worker (Encode
+	// decides them in chunks beside the walks instead), with the default
+	// features and with global_var: the kernel's 37,811 variables with a
+	// static address.
+	for _, globalVar := range []bool{false, true} {
+		b.Run(fmt.Sprintf("variables-global_var=%v", globalVar), func(b *testing.B) {
+			res := decideOnlyFixture(b, path)
+			vcfg := cfg
+			vcfg.Features.GlobalVar = globalVar
+			pol, err := engine.New(context.Background(), vcfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchLoop(b, func() {
+				if _, err := pol.DecideVariables(context.Background(), res.Variables, 2); err != nil {
+					b.Fatal(err)
+				}
+			})
+			b.ReportMetric(float64(len(res.Variables)), "variables")
 		})
 	}
 }

@@ -1,8 +1,9 @@
 package encode
 
 import (
-	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/btfgate/btfgate/btf"
@@ -30,6 +31,7 @@ type datasecEntry struct {
 type varOutcome struct {
 	datasecs []datasecEntry // the entries of the variables that go in
 	dropped  int            // VARs built that the policies leave out
+	drop     []bool         // for each VAR built, in id order: it goes
 	tags     []varTag       // decl tags policies add to VARs that go in
 }
 
@@ -39,18 +41,21 @@ type varTag struct {
 	varID btf.TypeID
 }
 
-// decideVariables runs the variable policies over uv.facts, fills
+// decideVariables takes vd's decisions on uv.facts, fills
 // res.VarDecisions, and keeps the DATASEC entries of the variables that go
 // in. A VAR exists only for a variable pahole encodes, so a decision that
 // puts in another one (a keep rule over pahole's reason) is an error
 // naming it.
-func decideVariables(pol *engine.Engine, uv unitVars, opts Options, res *Result) (varOutcome, error) {
+func decideVariables(vd *varDecider, uv unitVars, opts Options, res *Result) (varOutcome, error) {
 	var out varOutcome
-	ds, err := pol.DecideVariables(context.Background(), uv.facts, opts.Jobs)
+	ds, err := vd.finish()
+	if err == nil && len(ds) != len(uv.facts) {
+		err = fmt.Errorf("variable policies: %d decisions for %d variables", len(ds), len(uv.facts))
+	}
+	res.VarDecisions = ds // with deny rules' refusal, the decisions stand
 	if err != nil {
 		return out, err
 	}
-	res.VarDecisions = ds
 	built := make([]bool, len(uv.facts))
 	for _, e := range uv.datasecs {
 		built[e.fact] = true
@@ -73,10 +78,22 @@ func decideVariables(pol *engine.Engine, uv unitVars, opts Options, res *Result)
 			"and btfgate builds VARs only for those pahole encodes (keep rules can override your own skip rules, not pahole's): %s%s",
 			len(unbuilt), strings.Join(unbuilt, "; "), more)
 	}
+	// Every VAR built has one DATASEC entry; in VAR id order they are
+	// the VARs in type order.
+	ids := make([]btf.TypeID, len(uv.datasecs))
+	for i, e := range uv.datasecs {
+		ids[i] = e.info.Type
+	}
+	slices.Sort(ids)
 	dropped := 0
 	for _, e := range uv.datasecs {
 		d := &ds[e.fact]
 		if !d.Include {
+			if out.drop == nil {
+				out.drop = make([]bool, len(ids))
+			}
+			rank, _ := slices.BinarySearch(ids, e.info.Type)
+			out.drop[rank] = true
 			out.dropped++
 			continue
 		}
@@ -102,4 +119,13 @@ func addVarTags(types *btf.Types, tags []varTag) {
 	for _, t := range tags {
 		types.AddDeclTag(types.Strings.Add(t.value), t.varID, -1)
 	}
+}
+
+// refusal is err's *engine.ViolationsError, nil if it has none.
+func refusal(err error) *engine.ViolationsError {
+	var v *engine.ViolationsError
+	if errors.As(err, &v) {
+		return v
+	}
+	return nil
 }

@@ -7,14 +7,15 @@ import (
 	"github.com/btfgate/btfgate/btf"
 )
 
-// dropUnlistedVars removes from deduplicated types every VAR that no
-// DATASEC lists, with the DECL_TAGs on it, and the strings only they used:
-// the VARs of variables that policies left out. Other types keep their
-// order, their ids shift down past each removed one, and the remaining
-// strings keep their order, as libbpf's string dedup would have laid them
-// out without the removed types. want is how many VARs must go; another
-// count is an error.
-func dropUnlistedVars(t *btf.Types, want int) (*btf.Types, error) {
+// dropVars removes from deduplicated types the VARs the policies left
+// out, with the DECL_TAGs on them and the strings only they used. drop
+// says, for each VAR in type order, whether it goes: the dedup never
+// merges VARs and keeps its types in order, so the n-th VAR of its output
+// is the n-th the encoder built. Other types keep their order, their ids
+// shift down past each removed one, and the remaining strings keep their
+// order, as libbpf's string dedup would have laid them out without the
+// removed types. A VAR count other than len(drop) is an error.
+func dropVars(t *btf.Types, drop []bool) (*btf.Types, error) {
 	order := binary.ByteOrder(binary.LittleEndian)
 	raw, err := t.Marshal(order)
 	if err != nil {
@@ -43,38 +44,43 @@ func dropUnlistedVars(t *btf.Types, want int) (*btf.Types, error) {
 	kindOf := func(i int) btf.Kind { return btf.Kind(words[offs[i]+1] >> 24 & 0x1f) }
 	vlenOf := func(i int) int { return int(words[offs[i]+1] & 0xffff) }
 
-	listed := map[uint32]bool{}
+	gone := make([]bool, len(offs))
+	vars := 0
 	for i := range offs {
-		if kindOf(i) == btf.KindDatasec {
-			for j := range vlenOf(i) {
-				listed[words[offs[i]+3+3*j]] = true
-			}
+		if kindOf(i) != btf.KindVar {
+			continue
 		}
+		if vars < len(drop) && drop[vars] {
+			gone[i] = true
+		}
+		vars++
 	}
-	drop := make([]bool, len(offs))
-	dropped := 0
-	for i := range offs {
-		if kindOf(i) == btf.KindVar && !listed[first+uint32(i)] {
-			drop[i] = true
-			dropped++
-		}
+	if vars != len(drop) {
+		return nil, fmt.Errorf("leaving out variables: the BTF has %d VARs, the encoder built %d", vars, len(drop))
 	}
 	for i := range offs {
 		if kindOf(i) == btf.KindDeclTag {
-			if target := words[offs[i]+2]; target >= first && drop[target-first] {
-				drop[i] = true
+			if target := words[offs[i]+2]; target >= first && gone[target-first] {
+				gone[i] = true
 			}
 		}
 	}
-	if dropped != want {
-		return nil, fmt.Errorf("leaving out variables: %d VAR(s) are in no DATASEC, want the %d the policies left out", dropped, want)
+	// A DATASEC entry of a VAR that goes would dangle.
+	for i := range offs {
+		if kindOf(i) == btf.KindDatasec {
+			for j := range vlenOf(i) {
+				if r := words[offs[i]+3+3*j]; r >= first && gone[r-first] {
+					return nil, fmt.Errorf("leaving out variables: DATASEC type %d still lists VAR %d", first+uint32(i), r)
+				}
+			}
+		}
 	}
 
 	// New ids, then the kept types with their ids and strings rewritten.
 	newID := make([]uint32, len(offs))
 	next := first
 	for i := range offs {
-		if !drop[i] {
+		if !gone[i] {
 			newID[i] = next
 			next++
 		}
@@ -82,7 +88,7 @@ func dropUnlistedVars(t *btf.Types, want int) (*btf.Types, error) {
 	usedStr := map[uint32]bool{}
 	var out []uint32
 	for i := range offs {
-		if drop[i] {
+		if gone[i] {
 			continue
 		}
 		end := len(words)

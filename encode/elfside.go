@@ -9,8 +9,7 @@ import (
 
 // elfSide is what an encode needs from the ELF file besides the DWARF: the
 // symbols matched to functions (with .BTF_ids marks) and the variable
-// sections. Reading them takes about 0.14 s on the kernel, on one CPU;
-// the unit walks do not need them, so they are read on a goroutine of
+// sections. The unit walks do not need them, so they are read on a goroutine of
 // their own while the first units are walked, and the workers wait for
 // them only before filtering variables and saving function states.
 type elfSide struct {

@@ -107,6 +107,9 @@ type Result struct {
 	// overlap an earlier entry (pahole 1.31 writes them; the kernel refuses
 	// them).
 	DroppedEntries int
+	// Attached are the files read with the input because its DWARF
+	// continues in them: a dwz supplement, split DWARF objects.
+	Attached []string
 	// Warnings are things the encode did not do as asked, for people.
 	Warnings []string
 	// Unmatched are the configuration list entries that matched no
@@ -166,6 +169,10 @@ func encodeFile(path string, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%s: the input is %s, but its base BTF %s is %s", path, endianness(in.ELF.ByteOrder), opts.BasePath, endianness(opts.Base.SourceByteOrder()))
 	}
 	in.KeepInfo = opts.keepInfo
+	if in.Supplement != "" {
+		res.Attached = append(res.Attached, in.Supplement)
+	}
+	res.Attached = append(res.Attached, in.Split...)
 	res.ByteOrder = in.ELF.ByteOrder
 	if opts.Opened != nil {
 		opts.Opened(in.Merge, in.InfoSize)
@@ -192,7 +199,12 @@ func encodeFile(path string, opts Options) (*Result, error) {
 		pipe = startDedupPipe(all, int(all.NextID())+types, words)
 		defer pipe.wait() // on early returns too
 	}
-	states, uv, skippedRefs, err := convertUnits(in, opts, fo, side, excluded, all, pipe)
+	// The policies compile beside the read; the variables are decided
+	// beside the walks as their units are spliced.
+	policy := sync.OnceValues(func() (*engine.Engine, error) { return policyOf(opts) })
+	vd := newVarDecider(policy)
+	defer vd.abandon()
+	states, uv, skippedRefs, err := convertUnits(in, opts, fo, side, excluded, all, pipe, vd)
 	if serr := side.wait(); serr != nil {
 		return nil, serr // the ELF's error first, as when it was read first
 	}
@@ -214,23 +226,36 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	groups := groupStates(all, states, elf, opts.Features, fo.relocatable)
 	res.Functions = groupFacts(groups, elf, in.SectionName, opts.Detail)
 	lap("facts")
-	pol, err := policyOf(opts)
+	pol, err := policy()
 	if err != nil {
 		return nil, err
 	}
 	include, extra, err := decideGroups(pol, all, groups, elf, in.SectionName, opts, res)
-	var refused *engine.ViolationsError
-	if err != nil && opts.DecideOnly && errors.As(err, &refused) && res.Decisions != nil {
-		res.Types = all
-		return res, fmt.Errorf("%s: policy: %w", path, err)
-	}
-	if err != nil {
+	fnRefused := refusal(err)
+	if err != nil && (fnRefused == nil || res.Decisions == nil) {
 		return nil, fmt.Errorf("%s: policy: %w", path, err)
 	}
 	res.Variables = uv.facts
-	vo, err := decideVariables(pol, uv, opts, res)
-	if err != nil {
+	vo, err := decideVariables(vd, uv, opts, res)
+	varRefused := refusal(err)
+	if err != nil && (varRefused == nil || res.VarDecisions == nil) {
 		return nil, fmt.Errorf("%s: policy: %w", path, err)
+	}
+	if fnRefused != nil || varRefused != nil {
+		// Deny rules refuse outcomes of functions, variables or both:
+		// one error names them all.
+		var vs []engine.Violation
+		for _, r := range []*engine.ViolationsError{fnRefused, varRefused} {
+			if r != nil {
+				vs = append(vs, r.Violations...)
+			}
+		}
+		err := fmt.Errorf("%s: policy: %w", path, &engine.ViolationsError{Violations: vs})
+		if opts.DecideOnly {
+			res.Types = all
+			return res, err
+		}
+		return nil, err
 	}
 	lap("policy")
 	if opts.DecideOnly {
@@ -259,7 +284,7 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	res.Overlapped = append(res.Overlapped, Phase{"dedup passes beside decode", pipe.busy})
 	res.Types = deduped
 	if vo.dropped > 0 {
-		if res.Types, err = dropUnlistedVars(deduped, vo.dropped); err != nil {
+		if res.Types, err = dropVars(deduped, vo.drop); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
@@ -276,7 +301,9 @@ func encodeFile(path string, opts Options) (*Result, error) {
 // pahole merges (loader.Input.Merge) are walked and converted as one. It
 // also returns the number of references that read as void because they
 // point into a unit the language exclusion left out of a merge.
-func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSide, excluded map[uint64]bool, dst *btf.Types, pipe *dedupPipe) ([]funcState, unitVars, int, error) {
+//
+// vd, if not nil, gets the variables' facts as their units are spliced.
+func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSide, excluded map[uint64]bool, dst *btf.Types, pipe *dedupPipe, vd *varDecider) ([]funcState, unitVars, int, error) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -415,6 +442,9 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 			r.vars[k].ID = firstVar + k
 		}
 		vars = append(vars, r.vars...)
+		if vd != nil {
+			vd.add(r.vars)
+		}
 		for _, si := range r.infos {
 			datasecs = append(datasecs, datasecEntry{section: si.section, fact: firstVar + si.fact, info: btf.VarSecinfo{
 				Type: r.frag.VarIDs[si.varIdx] + tailShift, Offset: si.offset, Size: si.size}})
@@ -460,11 +490,10 @@ func wantUnit(u *dwarf.Unit) bool {
 }
 
 // reservation is how many type words and types to make room for, in the
-// splicer's arrays and the dedup's, so that arrays of ~150 MB are not
-// regrown: on the corpus kernel the units give 0.80 bytes of type words and
-// 1 type per 48 bytes of .debug_info, and the functions 67,000 more types
-// (the corpus modules: 0.6-0.95 bytes, 1 type per 43-67 bytes; arrays grow
-// when needed).
+// splicer's arrays and the dedup's, so that a kernel's large arrays are
+// not regrown: a word per 4 bytes of .debug_info and a type per 46 cover
+// what kernels and modules give (docs/performance.md); arrays grow when
+// needed.
 func reservation(in *loader.Input) (words, types int) { return in.InfoSize / 4, in.InfoSize / 46 }
 
 // baseLoad is a base BTF being loaded on a goroutine of its own.
@@ -476,7 +505,7 @@ type baseLoad struct {
 }
 
 // loadBaseBeside starts loading opts.BasePath unless opts.Base is given:
-// reading, parsing and indexing the kernel's strings (20 ms) then overlap
+// reading, parsing and indexing the kernel's strings then overlap
 // with the mapping and relocating of a module.
 func loadBaseBeside(opts Options) *baseLoad {
 	b := &baseLoad{types: opts.Base, done: make(chan struct{})}

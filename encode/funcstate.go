@@ -188,6 +188,8 @@ func paramFacts(tab *loader.TypeTable, p *loader.FuncParam, arch loader.Arch) fa
 		IsStruct: tab.IsStructParam(p.Type), Optimized: p.Optimized, UnexpectedReg: p.UnexpectedReg,
 		ABISlot: p.ABISlot, ABISlots: p.ABISlots, ExpectedReg: expected,
 		TrueSigMember: strings.Clone(p.TrueSigMember), PassedAsMember: p.TrueSigApplied,
+		LocRegs: loader.RegList(p.LocRegs), EntryValueRegs: loader.RegList(p.EntryValueRegs),
+		FirstRangeAtEntry: p.FirstAtEntry, EntryLoc: loader.EntryLocName(p.EntryLoc),
 	}
 }
 

@@ -180,7 +180,7 @@ func groupFact(g *funcGroup, gi int, elf *loader.ElfFuncs, sectionName func(uint
 	first := &g.states[0]
 	f := facts.Function{
 		ID: gi, Name: ef.Name, AmbiguousAddr: ef.Ambiguous, Instances: len(g.states),
-		Kfunc: ef.Kfunc, KfuncFlags: ef.KfuncFlags, BTFIDRef: ef.BTFIDRef,
+		Kfunc: ef.Kfunc, KfuncFlags: ef.KfuncFlags, PaholeKfunc: ef.PaholeKfunc, BTFIDRef: ef.BTFIDRef,
 		UnexpectedReg: first.accU, UncertainLoc: first.accC, Reordered: first.accR,
 		Inconsistent: first.accI, Mismatch: g.mismatch,
 	}
@@ -299,7 +299,7 @@ func emitFunctions(types *btf.Types, groups []funcGroup, include []bool, extra [
 			s = &g.states[g.trueSig]
 			name = ef.Syms[s.trueSym].Name
 		}
-		kfunc := ef.Kfunc && set.DeclTagKfuncs && !trueSig
+		kfunc := ef.PaholeKfunc && set.DeclTagKfuncs && !trueSig
 		params = params[:0]
 		for _, p := range s.params {
 			params = append(params, btf.Param{Name: p.nameOff, Type: p.typ})

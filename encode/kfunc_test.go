@@ -5,6 +5,7 @@ import (
 
 	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/internal/corpus"
 )
 
 const kfuncFixture = "../testdata/fixtures/kfuncs.gcc-dwarf5.o"
@@ -81,16 +82,18 @@ func TestKfuncDeclTagsAndArena(t *testing.T) {
 			if isArenaPtr(types, proto.Param(1).Type, "arena_obj") {
 				t.Error("baz's second parameter got an arena tag")
 			}
-			facts := map[string][3]bool{}
+			facts := map[string][4]bool{}
 			for _, f := range res.Functions {
-				facts[f.Name] = [3]bool{f.Kfunc, f.BTFIDRef, f.KfuncFlags == 0x1000}
+				facts[f.Name] = [4]bool{f.Kfunc, f.PaholeKfunc, f.BTFIDRef, f.KfuncFlags == 0x1000}
 			}
-			for name, want := range map[string][3]bool{
-				"bar": {true, true, true}, "baz": {true, true, false},
-				"qux": {false, true, false}, "quux": {false, true, false}, "kfuncs_use": {},
+			// quux is in a set8 without BTF_SET8_KFUNCS, as every kfunc of
+			// 6.1 is: a kfunc, not one pahole tags.
+			for name, want := range map[string][4]bool{
+				"bar": {true, true, true, true}, "baz": {true, true, true, false},
+				"qux": {false, false, true, false}, "quux": {true, false, true, true}, "kfuncs_use": {},
 			} {
 				if facts[name] != want {
-					t.Errorf("%s facts kfunc/btf_id_ref/fastcall = %v, want %v", name, facts[name], want)
+					t.Errorf("%s facts kfunc/pahole_kfunc/btf_id_ref/fastcall = %v, want %v", name, facts[name], want)
 				}
 			}
 		})
@@ -106,4 +109,44 @@ func join(s []string) string {
 		out += v
 	}
 	return out
+}
+
+// TestCorpusKfuncsOf61: 6.1's kfunc id sets are set8s without
+// BTF_SET8_KFUNCS. Their functions are kfuncs, not pahole's kfuncs (which
+// it would tag): nf_conntrack's bpf_skb_ct_lookup is one, and so are the
+// other nine entries of its nf_ct_kfunc_set (readelf -s: the
+// __BTF_ID__func__ symbols inside __BTF_ID__set8__nf_ct_kfunc_set).
+func TestCorpusKfuncsOf61(t *testing.T) {
+	base, _ := referenceBase(t)
+	res, err := Encode(corpus.Module(t, "nf_conntrack"), Options{Features: features.Default(), Jobs: 2, Base: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kfuncs := 0
+	var found bool
+	for _, f := range res.Functions {
+		if f.Kfunc {
+			kfuncs++
+		}
+		if f.PaholeKfunc {
+			t.Errorf("%s: pahole_kfunc on 6.1", f.Name)
+		}
+		if f.Name == "bpf_skb_ct_lookup" {
+			found = true
+			if !f.Kfunc || !f.BTFIDRef {
+				t.Errorf("bpf_skb_ct_lookup: kfunc %v btf_id_ref %v, want true true", f.Kfunc, f.BTFIDRef)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no bpf_skb_ct_lookup in nf_conntrack")
+	}
+	if kfuncs != 10 {
+		t.Errorf("nf_conntrack: %d kfuncs, want the 10 of nf_ct_kfunc_set", kfuncs)
+	}
+	for id := res.Types.FirstID(); id < res.Types.NextID(); id++ {
+		if res.Types.Kind(id) == btf.KindDeclTag && res.Types.Name(id) == "bpf_kfunc" {
+			t.Fatalf("a bpf_kfunc decl tag in 6.1's nf_conntrack (pahole writes none)")
+		}
+	}
 }

@@ -6,8 +6,7 @@ import (
 )
 
 // MergedHeap is about the peak Go heap of a merged walk (Options.Opened)
-// per byte of .debug_info: 489 MB live for the 37.9 MB of a ThinLTO
-// tinyconfig kernel's (docs/performance.md).
+// per byte of .debug_info (measured in docs/performance.md).
 const MergedHeap = 13
 
 // unitJob is what one worker walks and converts into one fragment: a

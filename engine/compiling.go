@@ -3,8 +3,8 @@ package engine
 import "context"
 
 // Compiling is an Engine being compiled on a goroutine of its own: a module
-// encode reads its input (7 ms to compile the default policies, about as
-// long as mapping and relocating the module) while the policies compile,
+// encode reads its input (mapping and relocating a module take about as long
+// as compiling the default policies) while the policies compile,
 // and waits for them only when it decides.
 type Compiling struct {
 	done chan struct{}

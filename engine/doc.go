@@ -72,6 +72,17 @@
 // number of functions it names (OPA checks each new key against the
 // others): fine for tens, slow for thousands.
 //
+// # Variables
+//
+// DecideVariables decides facts.Variable batches the same way, with the
+// rules of package btfgate.variables (the same five documents but
+// true_signature, keyed by variable id, over input.variables) and
+// policies/variables/decision.rego (query
+// data.btfgate.variable_decision.result). pahole's variable filter is
+// one document there, pahole_reason = {id: RULE}; Decision.Final is its
+// message. Those two modules are loaded even with Config.NoDefault: the
+// encoder builds VARs only for what they let in.
+//
 // # Data
 //
 // Config.Data is mounted at data.btfgate.config. The default set reads

@@ -29,7 +29,7 @@ type Config struct {
 	// NoDefault leaves out the default rule families (pahole's six skip
 	// rules and the configuration lists); decision assembly is still
 	// loaded, so every function goes in unless a rule in Modules says
-	// otherwise.
+	// otherwise. pahole's variable rules stay (policies.Framework).
 	NoDefault bool
 	// Data is mounted at data.btfgate.config (see the package doc for the
 	// lists the default set reads). It must be JSON-like: maps with string
@@ -59,6 +59,7 @@ type Engine struct {
 	mentioned func(string) bool
 	limits    Limits
 	data      map[string]any // Config.Data, for Unmatched
+	lint      []string       // see Lint
 	vars      *variableRules // the variable decision query
 }
 
@@ -125,6 +126,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		mentioned: mentioned,
 		limits:    cfg.Limits,
 		data:      cfg.Data,
+		lint:      lintModules(parsed, userModules(cfg)),
 	}
 	if e.vars, err = prepareVariables(ctx, opts, parsed, forbidden); err != nil {
 		return nil, err
@@ -138,6 +140,19 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		e.trueSig = &q
 	}
 	return e, nil
+}
+
+// Lint returns what in Config.Modules does nothing, for people: fact
+// names no function fact has, modules that define no rule and that no
+// module reads; each names the module and line.
+func (e *Engine) Lint() []string { return e.lint }
+
+func userModules(cfg Config) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range cfg.Modules {
+		out[m.Name] = true
+	}
+	return out
 }
 
 // Mentions reports whether some loaded module names a fact (or any key)

@@ -99,6 +99,9 @@ func (e *Engine) decideVariables(ctx context.Context, vars []facts.Variable, job
 	if err := conflictsError(all.conflicts); err != nil {
 		return nil, fmt.Errorf("variables: %w", err)
 	}
+	for i := range all.violations {
+		all.violations[i].Variable = true
+	}
 	if err := violationsError(all.violations); err != nil {
 		return out, err
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -124,5 +125,21 @@ annotate.bad := {id: {{"value": "x", "component": 0}} | input.variables[id]}`, "
 				t.Errorf("violations %v but decisions %v", ve, ds != nil)
 			}
 		})
+	}
+}
+
+// TestVariableInputFollowsTheFacts: the variables' input objects have
+// exactly facts.Variable's fields, under their JSON names, in order.
+func TestVariableInputFollowsTheFacts(t *testing.T) {
+	fields, err := facts.Fields(reflect.TypeFor[facts.Variable]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range fields {
+		names = append(names, f.Name)
+	}
+	if !slices.Equal(names, variableKeys[:]) {
+		t.Errorf("input keys %v, facts.Variable's fields %v", variableKeys, names)
 	}
 }

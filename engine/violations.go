@@ -16,6 +16,9 @@ type Violation struct {
 	// Module names the file defining the rule ("" if its name is computed).
 	Module  string
 	Message string
+	// Variable: ID and Name are a facts.Variable's (a deny rule of
+	// package btfgate.variables).
+	Variable bool
 }
 
 func (v Violation) String() string {
@@ -23,7 +26,11 @@ func (v Violation) String() string {
 	if v.Module != "" {
 		rule += " (" + v.Module + ")"
 	}
-	return rule + ": " + v.Name + ": " + v.Message
+	name := v.Name
+	if v.Variable {
+		name = "variable " + name
+	}
+	return rule + ": " + name + ": " + v.Message
 }
 
 // ViolationsError is DecideFunctions' error when deny rules named

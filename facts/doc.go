@@ -1,6 +1,7 @@
 // Package facts defines the facts btfgate gathers about functions and
-// hands to policies, and how they are represented: the contract between
-// the code that computes them and the Rego policies that decide.
+// variables and hands to policies, and how they are represented: the
+// contract between the code that computes them and the Rego policies that
+// decide.
 //
 // The loader (package loader) reads per-DIE facts from ELF and DWARF:
 // symbols, parameter locations, the ABI walk's verdicts. The encoder

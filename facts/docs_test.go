@@ -41,7 +41,7 @@ func TestPoliciesDocTablesMatchTheStructs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	subjects, err := Subjects(reflect.TypeFor[Function]())
+	subjects, err := Subjects(reflect.TypeFor[Function](), reflect.TypeFor[Variable]())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,10 +17,16 @@ type Function struct {
 	// "ambiguous address", flag A). As in pahole, never set for the last
 	// base name in sorted order.
 	AmbiguousAddr bool `json:"ambiguous_addr"`
-	// Kfunc: the name appears as __BTF_ID__func__NAME__N inside a kfunc set8
-	// of .BTF_ids; KfuncFlags is the set entry's flags word.
-	Kfunc      bool   `json:"kfunc"`
-	KfuncFlags uint32 `json:"kfunc_flags"`
+	// Kfunc: the name appears as __BTF_ID__func__NAME__N inside a set8 of
+	// .BTF_ids (a kfunc id set, whatever its flags: 6.1's sets have none);
+	// KfuncFlags is the flags word (KF_*) of the set entry at the
+	// symbol's place (after resolve_btfids sorted the set by id, possibly
+	// another entry's). PaholeKfunc: that
+	// set's flags have BTF_SET8_KFUNCS (kernels since 6.9), pahole's
+	// criterion for the bpf_kfunc and bpf_fastcall decl tags.
+	Kfunc       bool   `json:"kfunc"`
+	KfuncFlags  uint32 `json:"kfunc_flags"`
+	PaholeKfunc bool   `json:"pahole_kfunc"`
 	// BTFIDRef: some __BTF_ID__func__NAME__N symbol in .BTF_ids names this
 	// function, so the kernel looks it up by BTF id (kfunc or not).
 	BTFIDRef bool `json:"btf_id_ref"`
@@ -181,6 +187,18 @@ type Param struct {
 	ABISlot     int8 `json:"abi_slot"`
 	ABISlots    int8 `json:"abi_slots"`
 	ExpectedReg int8 `json:"expected_reg"`
+	// LocRegs: every DWARF register (below 64) some entry of the location
+	// list names (DW_OP_regN, regx, bregN, bregx), outside
+	// DW_OP_entry_value; EntryValueRegs: those named inside
+	// DW_OP_entry_value or DW_OP_GNU_entry_value. Sorted.
+	LocRegs        []int `json:"loc_regs"`
+	EntryValueRegs []int `json:"entry_value_regs"`
+	// FirstRangeAtEntry: the location is a single expression, or the first
+	// entry of its list starts at the function's DW_AT_low_pc.
+	FirstRangeAtEntry bool `json:"first_range_at_entry"`
+	// EntryLoc is the kind of the location entry covering DW_AT_low_pc:
+	// "register", "entry_value", "stack", "const", "other" or "none".
+	EntryLoc string `json:"entry_loc"`
 	// PassedAsMember: the "true_signature" walk passes TrueSigMember
 	// instead of the struct (the true signature names the parameter
 	// PARAM__MEMBER, with the member's type).

@@ -110,3 +110,6 @@ func (s Symbol) MarshalJSON() ([]byte, error) { return AppendJSON(nil, &s) }
 
 // MarshalJSON writes p as policies see it (AppendJSON).
 func (p Param) MarshalJSON() ([]byte, error) { return AppendJSON(nil, &p) }
+
+// MarshalJSON writes v as policies see it (AppendJSON).
+func (v Variable) MarshalJSON() ([]byte, error) { return AppendJSON(nil, &v) }

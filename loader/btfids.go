@@ -15,9 +15,10 @@ const (
 )
 
 // MarkBTFIDs reads .BTF_ids (spec §4): every __BTF_ID__func__NAME__N
-// symbol marks NAME as referenced by BTF id; those inside a set8 whose
-// flags have BTF_SET8_KFUNCS are kfuncs, with the flags word that follows
-// their id. Without .BTF_ids nothing is marked.
+// symbol marks NAME as referenced by BTF id; those inside a set8 (a kfunc
+// id set, any flags) are kfuncs, with the flags word that follows their
+// id, and pahole's kfuncs if the set's flags have BTF_SET8_KFUNCS. Without
+// .BTF_ids nothing is marked.
 func MarkBTFIDs(f *elffile.File, syms []elffile.Symbol, funcs *ElfFuncs) error {
 	sec := f.Section(btfIDsSection)
 	if sec == nil {
@@ -33,7 +34,10 @@ func MarkBTFIDs(f *elffile.File, syms []elffile.Symbol, funcs *ElfFuncs) error {
 		}
 		return f.ByteOrder.Uint32(data[off:]), true
 	}
-	type span struct{ lo, hi uint64 }
+	type span struct {
+		lo, hi uint64
+		kfuncs bool // BTF_SET8_KFUNCS
+	}
 	var sets []span
 	for i := range syms {
 		s := &syms[i]
@@ -44,9 +48,7 @@ func MarkBTFIDs(f *elffile.File, syms []elffile.Symbol, funcs *ElfFuncs) error {
 		if !ok {
 			return fmt.Errorf("%s: %s: set %s at 0x%x is outside the section", f.Path, btfIDsSection, s.Name, s.Value)
 		}
-		if flags&setKfuncs != 0 {
-			sets = append(sets, span{s.Value, s.Value + s.Size})
-		}
+		sets = append(sets, span{s.Value, s.Value + s.Size, flags&setKfuncs != 0})
 	}
 	for i := range syms {
 		s := &syms[i]
@@ -71,6 +73,7 @@ func MarkBTFIDs(f *elffile.File, syms []elffile.Symbol, funcs *ElfFuncs) error {
 				}
 				fn.Kfunc = true
 				fn.KfuncFlags = flags
+				fn.PaholeKfunc = r.kfuncs
 				break
 			}
 		}

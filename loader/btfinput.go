@@ -18,7 +18,7 @@ func ReadBTF(path string) ([]byte, error) {
 	if err != nil || raw {
 		return data, err
 	}
-	// An ELF file (vmlinux: 300 MB) is mapped, and only .BTF is copied.
+	// An ELF file is mapped, and only .BTF is copied.
 	f, err := elffile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: neither raw BTF (no 0xeb9f magic) nor ELF: %w", path, unnamed(err))
@@ -36,9 +36,8 @@ func ReadBTF(path string) ([]byte, error) {
 }
 
 // readRawBTF reads the file at path whole if it starts with the BTF magic
-// (raw); other files are left unread. A raw file is read, not mapped:
-// mapping and copying it took 5 % longer on a module's encode (4 MB of the
-// kernel's BTF).
+// (raw); other files are left unread. A raw file is read, not mapped
+// (cheaper than mapping and copying it: docs/performance.md).
 func readRawBTF(path string) (data []byte, raw bool, err error) {
 	fh, err := inputs.Open(path)
 	if err != nil {

@@ -60,6 +60,7 @@ type Walker struct {
 	spans       []unitSpan
 	badRef      uint64
 	skippedRefs int
+	voidRefs    []uint64 // references into walked units that found no type DIE
 
 	order        binary.ByteOrder
 	littleEndian bool
@@ -170,6 +171,7 @@ func (w *Walker) begin(t *TypeTable, u *dwarf.Unit, from, to uint64) {
 	w.vars = w.vars[:0]
 	w.vannots = w.vannots[:0]
 	w.badRef, w.skippedRefs = 0, 0
+	w.voidRefs = w.voidRefs[:0]
 }
 
 // walkUnit adds the DIEs of unit u to the walk's buffers, unless skip
@@ -753,7 +755,7 @@ func bytesString(b []byte) string {
 // buffers and a TypeTable's slices are kept between units and grow to the
 // largest unit's size; append's 1.25× steps for large slices would leave
 // four times that size in garbage on the way, and the heap pages it takes
-// are page faults (about 1 ms per MB on a module's encode). Beyond
+// are page faults. Beyond
 // bigSlice elements (only the merged units of an LTO input get there) s
 // grows by half: doubling could leave half of a buffer of hundreds of MB
 // unused, and the old and new arrays live together while it is copied.

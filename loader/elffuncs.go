@@ -16,10 +16,14 @@ type ElfFunc struct {
 	Name      string   // symbol name up to its first '.'
 	Syms      []ElfSym // the symbols, in symbol-table order
 	Ambiguous bool     // two or more distinct addresses (not computed for the last name)
-	// Kfunc: named by a __BTF_ID__func__ symbol inside a kfunc set8 of
-	// .BTF_ids; KfuncFlags is the flags word after its id.
-	Kfunc      bool
-	KfuncFlags uint32
+	// Kfunc: named by a __BTF_ID__func__ symbol inside a set8 of
+	// .BTF_ids (a kfunc id set, whatever its flags); KfuncFlags is the
+	// flags word after its id. PaholeKfunc: that set8's flags have
+	// BTF_SET8_KFUNCS (kernels since 6.9), pahole's criterion for the
+	// bpf_kfunc decl tag.
+	Kfunc       bool
+	KfuncFlags  uint32
+	PaholeKfunc bool
 	// BTFIDRef: named by some __BTF_ID__func__ symbol (kfunc or not).
 	BTFIDRef bool
 }
@@ -64,8 +68,7 @@ func CollectElfFuncs(syms []elffile.Symbol) *ElfFuncs {
 	// The function symbols as the first 8 bytes of the base name (big
 	// endian, so that they order as the name does), the symbol index and
 	// the base name's length: 16 bytes without pointers, which sort
-	// without reading the names most of the time (entries with their
-	// strings and ElfSym took 70 ms on the kernel's 150,000 symbols).
+	// without reading the names most of the time.
 	type entry struct {
 		prefix       uint64
 		sym, baseLen int32
@@ -124,11 +127,7 @@ func CollectElfFuncs(syms []elffile.Symbol) *ElfFuncs {
 			j++
 		}
 		f := ElfFunc{Name: name, Syms: grouped[i:j:j]}
-		// pahole computes the flag while moving on to the next name, so the
-		// last name never gets it (spec §2.9 b).
-		if j < len(all) {
-			f.Ambiguous = ambiguous(f.Syms)
-		}
+		f.Ambiguous = paholeAmbiguous(f.Syms, j == len(all))
 		t.Funcs = append(t.Funcs, f)
 		i = j
 	}
@@ -145,22 +144,6 @@ func namePrefix(name string) uint64 {
 	var b [8]byte
 	copy(b[:], name)
 	return binary.BigEndian.Uint64(b[:])
-}
-
-// ambiguous is pahole's elf_function__has_ambiguous_address, including its
-// treatment of a zero first address.
-func ambiguous(syms []ElfSym) bool {
-	if len(syms) <= 1 {
-		return false
-	}
-	var addr uint64
-	for _, s := range syms {
-		if addr != 0 && addr != s.Value {
-			return true
-		}
-		addr = s.Value
-	}
-	return false
 }
 
 // Find returns the index of base name name, or -1.

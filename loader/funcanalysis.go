@@ -36,7 +36,10 @@ func analyzeFuncs(w *Walker, t *TypeTable, isClang bool) {
 		}
 		p.InMemory = int(p.TypeSize) > limit
 		if p.HasLoc {
-			w.decodeLocation(&p, &rp.loc, w.unitOf(rp.off, t.Unit), addrSize, arch)
+			u := w.unitOf(rp.off, t.Unit)
+			w.decodeLocation(&p, &rp.loc, u, addrSize, arch)
+			fn := &w.funcs[rp.owner]
+			w.scanLocation(&p, &rp.loc, u, fn.lowPC, fn.hasLowPC)
 			if p.FirstFields != 0 || p.SecondFields != 0 {
 				w.trueSigCandidate(&p, rp, addrSize)
 			}

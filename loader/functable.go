@@ -79,6 +79,16 @@ type FuncParam struct {
 	// true signature drops.
 	ABISlot  int8
 	ABISlots int8
+	// LocRegs and EntryValueRegs: bit r set when some entry of the
+	// location names DWARF register r (below 64), outside or inside
+	// DW_OP_entry_value. FirstAtEntry: the location is one expression, or
+	// its list's first entry starts at the function's DW_AT_low_pc.
+	// EntryLoc: the kind (EntryLoc*) of the location covering low_pc.
+	// All from this DIE's own DW_AT_location (paramloc.go).
+	LocRegs        uint64
+	EntryValueRegs uint64
+	FirstAtEntry   bool
+	EntryLoc       uint8
 }
 
 // FuncAnnot is a btf_decl_tag on a function (Component -1) or on its

@@ -14,6 +14,7 @@ type rawFunc struct {
 	spec     uint64 // DW_AT_specification
 	retRef   uint64
 	lowPC    uint64
+	hasLowPC bool  // DW_AT_low_pc present (0 is an address in ET_REL files)
 	cc       uint8 // DW_AT_calling_convention
 	flags    FuncFlags
 	nparams  int32
@@ -68,7 +69,7 @@ func (w *Walker) addFunc(e *dwarf.Entry) {
 				f.spec = fl.Val
 			}
 		case dwarf.AttrLowPc:
-			f.lowPC = fl.Val
+			f.lowPC, f.hasLowPC = fl.Val, true
 		case dwarf.AttrCallingConvention:
 			f.cc = uint8(fl.Val)
 		case dwarf.AttrInline:

@@ -186,7 +186,7 @@ func (in *Input) SectionName(idx uint32) string {
 // section releasing is only a hint (see elffile.File.Release): reading
 // the data again faults it back in. A module's .debug_info, relocated into
 // a private copy, is discarded (elffile.File.Discard): its pages are
-// given back, and the 4.6 MB of ext4.ko's are not all held at the end of
+// given back, so a module's whole .debug_info is not held at the end of
 // the walk.
 func (in *Input) ReleaseInfoBefore(off uint64) {
 	if off > uint64(len(in.info)) {

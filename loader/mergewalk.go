@@ -84,12 +84,14 @@ func (w *Walker) unitOf(off uint64, def *dwarf.Unit) *dwarf.Unit {
 }
 
 // missed notes a reference to off that found no type DIE. Inside a
-// walked unit it reads as void, as in pahole (a DIE that is not a type);
+// walked unit it reads as void, as in pahole, if a DIE starts there (a DIE
+// that is not a type; midDIERef checks);
 // into a skipped unit it is counted; anywhere else it is an error
 // (refError): the input refers into a unit the table does not hold.
 func (w *Walker) missed(off uint64) {
 	switch s := w.unitAt(off); {
 	case s != nil && s.walked:
+		w.voidRefs = append(w.voidRefs, off)
 	case s != nil:
 		w.skippedRefs++
 	case w.badRef == 0:
@@ -101,7 +103,7 @@ func (w *Walker) missed(off uint64) {
 // *dwarf.DecodeError at the DIE it was read from.
 func (w *Walker) refError() error {
 	if w.badRef == 0 {
-		return nil
+		return w.midDIERef()
 	}
 	where := "outside every unit of .debug_info"
 	if len(w.spans) == 1 {

@@ -11,9 +11,7 @@ import (
 // they are sorted by offset; seal then points a bucket per 16 bytes of the
 // unit at the first entry at or after it. A lookup reads one bucket and an
 // entry or two, near the ones it read before, and the index costs a
-// quarter of a byte per byte of the unit. (A dense int32 per byte cost 8 MB
-// on ext4.ko's two workers; a hash table scattered the lookups and was
-// slower on vmlinux.)
+// quarter of a byte per byte of the unit.
 type offsetIndex struct {
 	base, size uint64     // the unit's offset and length
 	entries    []offEntry // ascending rel

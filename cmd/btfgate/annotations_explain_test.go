@@ -73,7 +73,7 @@ func TestAnnotationsWithoutDeclTag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, `decl tag "traced" component -1 (not encoded: the decl_tag feature is off)`) {
+	if !strings.Contains(out, `decl tag "traced" component -1 by mine (not encoded: the decl_tag feature is off)`) {
 		t.Errorf("explain does not mark the tag:\n%s", out)
 	}
 

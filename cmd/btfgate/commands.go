@@ -51,7 +51,7 @@ func decide(stderr io.Writer, input string, p *policyFlags) (*encode.Result, *se
 	stopProgress()
 	if res != nil {
 		res.Warnings = append(st.warnings, res.Warnings...)
-		if uerr := p.checkUnmatched(res, st.rules); uerr != nil {
+		if uerr := p.checkUnmatched(res, st); uerr != nil {
 			return nil, st, uerr
 		}
 		writeWarnings(stderr, res)
@@ -62,17 +62,21 @@ func decide(stderr io.Writer, input string, p *policyFlags) (*encode.Result, *se
 func newFactsCmd() *cobra.Command {
 	var p policyFlags
 	var output string
-	var opaInput bool
+	var opaInput, variables bool
 	cmd := &cobra.Command{
 		Use:   "facts [flags] INPUT",
 		Short: "Write the facts policies see about every function, as NDJSON",
 		Long: `Write one JSON object per function group: the facts the policies decide on
 (see docs/policies.md). With --opa-input, write instead one JSON document
 shaped like the policies' input ({"features": ..., "functions": {ID: ...}}),
-ready for "opa eval -i FILE -d policies/ data.btfgate.decision.result".`,
+ready for "opa eval -i FILE -d policies/ data.btfgate.decision.result".
+With --variables, the same for variables: one object per variable, or
+{"features": ..., "variables": {ID: ...}} for
+data.btfgate.variable_decision.result.`,
 		Example: `  btfgate facts vmlinux | jq 'select(.btf_id_ref) | .name'
   btfgate facts -o ext4.facts.ndjson ext4.ko
-  btfgate facts --opa-input -o input.json vmlinux && opa eval -i input.json -d policies/ data.btfgate.decision.result`,
+  btfgate facts --opa-input -o input.json vmlinux && opa eval -i input.json -d policies/ data.btfgate.decision.result
+  btfgate facts --variables --features=default,global_var vmlinux | jq 'select(.section == ".bss") | .name'`,
 		Args: oneInput,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			outs := outputs.New(p.inputFiles(args[0])...)
@@ -86,8 +90,15 @@ ready for "opa eval -i FILE -d policies/ data.btfgate.decision.result".`,
 			if res == nil {
 				return refusal
 			}
+			if err := outs.AddInputs(res.Attached...); err != nil {
+				return err
+			}
 			var b strings.Builder
-			if opaInput {
+			if variables {
+				if err := writeVariableFacts(&b, res, st.features, opaInput); err != nil {
+					return err
+				}
+			} else if opaInput {
 				doc, err := engine.InputDocument(st.features, res.Functions)
 				if err != nil {
 					return err
@@ -121,6 +132,7 @@ ready for "opa eval -i FILE -d policies/ data.btfgate.decision.result".`,
 	p.register(cmd.Flags())
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
 	cmd.Flags().BoolVar(&opaInput, "opa-input", false, "write one document in the shape of the policies' input")
+	cmd.Flags().BoolVar(&variables, "variables", false, "write the facts of the variables (with a static address) instead of the functions'")
 	return cmd
 }
 

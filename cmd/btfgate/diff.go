@@ -94,7 +94,8 @@ types found on one side only.
 Decision reports are the NDJSON files "btfgate encode --report" writes.
 The output lists the functions whose decision changed, with the reasons on
 each side, those whose reasons changed under the same decision, and those
-found in one report only. Facts are not compared.`,
+found in one report only; variables alike, named "variable NAME". Facts are
+not compared.`,
 		Example: `  btfgate diff vmlinux.pahole.btf vmlinux.btfgate.btf
   btfgate diff --json old.ndjson new.ndjson | jq '.decision_changed[].name'`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -235,6 +236,9 @@ func splitHint(err error, base string) error {
 // reportEntry is the part of a decision report line that diff compares:
 // the decision and why, without the facts.
 type reportEntry struct {
+	// Kind is "variable" for a variable's line, whose Name diff reads as
+	// "variable NAME" so that variables match variables only.
+	Kind        string           `json:"kind,omitempty"`
 	ID          int              `json:"id"`
 	Name        string           `json:"name"`
 	Decision    string           `json:"decision"`
@@ -270,6 +274,9 @@ func readReport(path string) ([]reportEntry, error) {
 			if e.Name == "" || (e.Decision != "include" && e.Decision != "exclude") {
 				return nil, fmt.Errorf("%s:%d: not a decision report line: want a name and decision \"include\" or \"exclude\"", path, line)
 			}
+			if e.Kind == varKind {
+				e.Name = varKind + " " + e.Name
+			}
 			out = append(out, e)
 		}
 		if err == io.EOF {
@@ -285,6 +292,7 @@ func readReport(path string) ([]reportEntry, error) {
 type reportSide struct {
 	Name      string `json:"name"`
 	Functions int    `json:"functions"`
+	Variables int    `json:"variables,omitempty"`
 	Included  int    `json:"included"`
 	Excluded  int    `json:"excluded"`
 }
@@ -312,8 +320,13 @@ type reportDiff struct {
 }
 
 func side(name string, es []reportEntry) reportSide {
-	s := reportSide{Name: name, Functions: len(es)}
+	s := reportSide{Name: name}
 	for i := range es {
+		if es[i].Kind == varKind {
+			s.Variables++
+		} else {
+			s.Functions++
+		}
 		if es[i].Decision == "include" {
 			s.Included++
 		} else {
@@ -400,7 +413,11 @@ func (d *reportDiff) writeText(w io.Writer, limit int) error {
 		label string
 		side  reportSide
 	}{{"A", d.A}, {"B", d.B}} {
-		p("%s: %s (%d functions: %d included, %d excluded)\n", s.label, s.side.Name, s.side.Functions, s.side.Included, s.side.Excluded)
+		vars := ""
+		if s.side.Variables > 0 {
+			vars = fmt.Sprintf(" and %d variables", s.side.Variables)
+		}
+		p("%s: %s (%d functions%s: %d included, %d excluded)\n", s.label, s.side.Name, s.side.Functions, vars, s.side.Included, s.side.Excluded)
 	}
 	in, out := 0, 0
 	for _, c := range d.Changed {

@@ -124,8 +124,11 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := outs.AddInputs(res.Attached...); err != nil {
+		return err
+	}
 	res.Warnings = append(st.warnings, res.Warnings...)
-	if err := fl.checkUnmatched(res, st.rules); err != nil {
+	if err := fl.checkUnmatched(res, st); err != nil {
 		return err
 	}
 	if fl.allowHiding {

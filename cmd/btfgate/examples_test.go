@@ -124,6 +124,7 @@ func TestExamplesDocumented(t *testing.T) {
 type exampleRun struct {
 	name  string
 	lines map[int]*reportLine
+	vars  map[int]*varReportLine // the report's variable lines
 	kinds map[string]int
 }
 
@@ -151,7 +152,7 @@ func encodeExample(t *testing.T, vmlinux, dir, name, rulesFile string, report bo
 	}
 	r := &exampleRun{name: name, kinds: sum.Kinds}
 	if report {
-		r.lines = exReadReport(t, rep)
+		r.lines, r.vars = exReadReport(t, rep)
 		if got, want := sum.Kinds["FUNC"], r.count("include"); got != want {
 			t.Errorf("%s: %d FUNCs for %d included functions", name, got, want)
 		}
@@ -159,7 +160,7 @@ func encodeExample(t *testing.T, vmlinux, dir, name, rulesFile string, report bo
 	return r
 }
 
-func exReadReport(t *testing.T, file string) map[int]*reportLine {
+func exReadReport(t *testing.T, file string) (map[int]*reportLine, map[int]*varReportLine) {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
@@ -167,9 +168,18 @@ func exReadReport(t *testing.T, file string) map[int]*reportLine {
 	}
 	defer f.Close()
 	out := map[int]*reportLine{}
+	vars := map[int]*varReportLine{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
+		if lineKind(sc.Bytes()) == varKind {
+			v := &varReportLine{}
+			if err := json.Unmarshal(sc.Bytes(), v); err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			vars[v.ID] = v
+			continue
+		}
 		l := &reportLine{}
 		if err := json.Unmarshal(sc.Bytes(), l); err != nil {
 			t.Fatalf("%s: %v", file, err)
@@ -179,7 +189,7 @@ func exReadReport(t *testing.T, file string) map[int]*reportLine {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return out, vars
 }
 
 func (r *exampleRun) count(decision string) int {
@@ -537,6 +547,15 @@ func exCheckSecurity(t *testing.T, def, got *exampleRun, unsafe func(*reportLine
 		}
 	}
 	t.Logf("security: %d functions newly left out; .noinstr.text: %d by section, %d by the noinstr text region", newly, bySection, inRegion)
+	secrets := exSecretVariables(t, got, "exclude")
+	for _, v := range secrets {
+		if !exHasRule(v.Reasons, "secret_variables") {
+			t.Errorf("variable %s: reasons %+v, want secret_variables", v.Name, v.Reasons)
+		}
+	}
+	if got.kinds["VAR"] != def.kinds["VAR"]-len(secrets) {
+		t.Errorf("VAR %d, default %d, %d secret variables left out", got.kinds["VAR"], def.kinds["VAR"], len(secrets))
+	}
 	if inRegion < 100 || newly < inRegion {
 		t.Errorf("%d functions in the noinstr text region, %d newly left out: want 100 or more, and all of them", inRegion, newly)
 	}
@@ -559,9 +578,43 @@ func exCheckAnnotate(t *testing.T, def, got *exampleRun, unsafe func(*reportLine
 		}
 	}
 	t.Logf("annotate: %d functions tagged", tagged)
-	if tagged < 100 || got.kinds["DECL_TAG"] != def.kinds["DECL_TAG"]+tagged {
-		t.Errorf("%d functions tagged (want 100 or more), DECL_TAG %d, default %d", tagged, got.kinds["DECL_TAG"], def.kinds["DECL_TAG"])
+	secrets := exSecretVariables(t, got, "include")
+	for _, v := range secrets {
+		if len(v.Annotations) != 1 || v.Annotations[0].Value != "btfgate:secret" {
+			t.Errorf("variable %s: annotations %+v", v.Name, v.Annotations)
+		}
 	}
+	if tagged < 100 || got.kinds["DECL_TAG"] != def.kinds["DECL_TAG"]+tagged+len(secrets) || got.kinds["VAR"] != def.kinds["VAR"] {
+		t.Errorf("%d functions and %d variables tagged (want 100 or more functions), DECL_TAG %d, default %d, VAR %d, default %d",
+			tagged, len(secrets), got.kinds["DECL_TAG"], def.kinds["DECL_TAG"], got.kinds["VAR"], def.kinds["VAR"])
+	}
+}
+
+// exSecretVariables returns the variables secret_vars.rego names in a
+// run's report (the six percpu ones of the random number generator with
+// the default features), checking that each has the decision want.
+func exSecretVariables(t *testing.T, got *exampleRun, want string) []*varReportLine {
+	t.Helper()
+	var out []*varReportLine
+	names := map[string]bool{}
+	for _, v := range got.vars {
+		secret := v.Facts.PaholeSkip == "" && (v.Name == "crngs" || v.Name == "irq_randomness" || strings.HasPrefix(v.Name, "batched_entropy_"))
+		if !secret {
+			if v.Decision != "exclude" && v.Facts.PaholeSkip != "" || len(v.Reasons) > 0 && v.Facts.PaholeSkip == "" {
+				t.Errorf("variable %s: %s %+v, not a secret one", v.Name, v.Decision, v.Reasons)
+			}
+			continue
+		}
+		out = append(out, v)
+		names[v.Name] = true
+		if v.Decision != want {
+			t.Errorf("variable %s: %s, want %s", v.Name, v.Decision, want)
+		}
+	}
+	if len(out) != 6 || len(names) != 6 {
+		t.Errorf("%d secret variables %v, want 6", len(out), names)
+	}
+	return out
 }
 
 // exCheckProfiles encodes with each feature profile and checks the kinds

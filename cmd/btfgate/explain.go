@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +29,10 @@ instance and the instances whose facts tripped a rule, with the parameter at
 fault.
 
 NAME may be a function, a clone symbol (foo.isra.0 explains foo's group) or a
-glob (ext4_*ioctl*). A name that is not a function group is classified: an
+glob (ext4_*ioctl*). A NAME that is no function group but a variable with a
+static address explains that variable (every one of that name): whether it
+is a VAR, pahole's reason and the variable rules' (package
+btfgate.variables). A name that is not a function group is classified: an
 ELF symbol without DWARF (assembly), a function only ever inlined, or no such
 name (with the closest names).
 
@@ -68,16 +72,24 @@ cannot classify misses beyond suggesting names.`,
 					return refusal
 				}
 			}
-			var denied map[int][]engine.Violation
+			var denied, deniedVars map[int][]engine.Violation
 			var v *engine.ViolationsError
 			if errors.As(refusal, &v) {
-				denied = map[int][]engine.Violation{}
+				denied, deniedVars = map[int][]engine.Violation{}, map[int][]engine.Violation{}
 				for _, x := range v.Violations {
-					denied[x.ID] = append(denied[x.ID], x)
+					if x.Variable {
+						deniedVars[x.ID] = append(deniedVars[x.ID], x)
+					} else {
+						denied[x.ID] = append(denied[x.ID], x)
+					}
 				}
 			}
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			defer w.Flush()
+			names, err := explainVariables(w, res, names, deniedVars, asJSON)
+			if err != nil || len(names) == 0 {
+				return cmp.Or(err, refusal)
+			}
 			ex := explainer{res: res, denied: denied, maxInst: maxInst, asJSON: asJSON, stderr: cmd.ErrOrStderr()}
 			missing, err := ex.explainAll(w, input, names)
 			if err != nil {

@@ -153,3 +153,53 @@ func TestPaholeFrontEndOnLLDEmptyBTF(t *testing.T) {
 		t.Errorf("btfgate's .BTF differs from the reference's: %v\n%s", err, out)
 	}
 }
+
+// TestOutputsNeverDestroyFoundInputs: the files an input's DWARF continues
+// in (a dwz supplement found through .gnu_debugaltlink, a .dwo found
+// through its skeleton unit) are inputs too, though no argument names
+// them: an output that is one of them is refused and it keeps its bytes.
+func TestOutputsNeverDestroyFoundInputs(t *testing.T) {
+	fixtures := filepath.Join("..", "..", "testdata", "fixtures")
+	for _, c := range []struct {
+		dir, input, found string
+		args              []string
+	}{
+		{"dwz", "one-dwz.exe", "common.dwz", []string{"encode", "-o"}},
+		{"dwz", "one-dwz.exe", "common.dwz", []string{"facts", "-o"}},
+		{"split", "clang_abi.gcc-dwarf5-split.o", "clang_abi.gcc-dwarf5-split.dwo", []string{"encode", "-o"}},
+		{"split", "clang_abi.gcc-dwarf5-split.o", "clang_abi.gcc-dwarf5-split.dwo", []string{"pahole", "--btf_encode_detached"}},
+	} {
+		dir := t.TempDir()
+		var found []byte
+		for _, name := range []string{c.input, c.found} {
+			data, err := os.ReadFile(filepath.Join(fixtures, c.dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			found = data
+		}
+		in, out := filepath.Join(dir, c.input), filepath.Join(dir, c.found)
+		args := append(append([]string{}, c.args...), out, in)
+		if c.args[0] == "pahole" {
+			args = []string{"pahole", c.args[1] + "=" + out, in}
+		}
+		_, _, err := run(t, args...)
+		if err == nil || !strings.Contains(err.Error(), "refusing to overwrite an input") {
+			t.Errorf("%v: error %v, want a refusal", args, err)
+		}
+		if got, _ := os.ReadFile(out); !bytes.Equal(got, found) {
+			t.Errorf("%v: %s changed", args, c.found)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+			t.Errorf("%v: staged files left behind: %v", args, left)
+		}
+		// The same input with another output encodes: the refusal is the
+		// found input's, not the fixture's.
+		if _, _, err := run(t, c.args[0], "-o", filepath.Join(dir, "ok.out"), in); c.args[0] != "pahole" && err != nil {
+			t.Errorf("%s %s: %v", c.args[0], c.input, err)
+		}
+	}
+}

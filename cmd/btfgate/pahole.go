@@ -262,6 +262,9 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := outs.AddInputs(res.Attached...); err != nil {
+		return err
+	}
 	if !p.verbose {
 		res.BaseCacheError = nil // a kernel build's modules would each say it
 	}

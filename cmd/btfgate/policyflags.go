@@ -218,11 +218,16 @@ func placeDataError(err error, r *rules.Rules) error {
 	return err
 }
 
-// checkUnmatched turns the list entries that matched no function into
-// warnings in res.Warnings, each with its rules-file line when r holds it,
-// or with --strict into an error.
-func (p *policyFlags) checkUnmatched(res *encode.Result, r *rules.Rules) error {
-	var msgs []string
+// checkUnmatched turns the list entries that matched no function, and
+// what in the policy modules does nothing (engine.Engine.Lint), into
+// warnings in res.Warnings, each with its file and line, or with --strict
+// into an error.
+func (p *policyFlags) checkUnmatched(res *encode.Result, st *setup) error {
+	r := st.rules
+	var msgs, lint []string
+	if e, err := st.policy.Wait(); err == nil {
+		lint = e.Lint()
+	}
 	for _, u := range res.Unmatched {
 		msg := u.String()
 		if r != nil {
@@ -235,7 +240,10 @@ func (p *policyFlags) checkUnmatched(res *encode.Result, r *rules.Rules) error {
 	if p.strictLists && len(msgs) > 0 {
 		return fmt.Errorf("--strict: %d list entr%s match%s no function:\n  %s", len(msgs), plural(len(msgs), "y", "ies"), plural(len(msgs), "es", ""), strings.Join(msgs, "\n  "))
 	}
-	res.Warnings = append(res.Warnings, msgs...)
+	if p.strictLists && len(lint) > 0 {
+		return fmt.Errorf("--strict: %d thing%s in the policy modules do%s nothing:\n  %s", len(lint), plural(len(lint), "", "s"), plural(len(lint), "es", ""), strings.Join(lint, "\n  "))
+	}
+	res.Warnings = append(append(res.Warnings, lint...), msgs...)
 	return nil
 }
 

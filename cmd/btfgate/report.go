@@ -91,13 +91,17 @@ func reasons(rs []engine.Reason) []reasonJSON {
 	return out
 }
 
-// writeReport stages the NDJSON decision report in outs.
+// writeReport stages the NDJSON decision report in outs: a line per
+// function group, then a line per variable ("kind": "variable").
 func writeReport(outs *outputs.Set, path string, res *encode.Result) error {
 	var buf bytes.Buffer
 	for i := range res.Functions {
 		if err := writeJSONLine(&buf, newReportLine(res, i, false)); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
+	}
+	if err := writeVariableLines(&buf, res); err != nil {
+		return err
 	}
 	return outs.Write(path, buf.Bytes(), 0o644)
 }

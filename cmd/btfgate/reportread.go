@@ -13,7 +13,7 @@ import (
 )
 
 // readReportResult reads a decision report (encode --report) back into the
-// functions and decisions of a result, without instances. An error names
+// functions, variables and decisions of a result, without instances. An error names
 // the file and line.
 func readReportResult(path string) (*encode.Result, error) {
 	data, err := inputs.ReadFile(path, inputs.DataCap, "report")
@@ -26,6 +26,12 @@ func readReportResult(path string) (*encode.Result, error) {
 	for line := 1; sc.Scan(); line++ {
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
+			continue
+		}
+		if lineKind(b) == varKind {
+			if err := readVarReportLine(res, b); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			}
 			continue
 		}
 		var l reportLine
@@ -74,4 +80,16 @@ func jsonWords(err error) string {
 		return fmt.Sprintf("JSON syntax error at byte %d: %v", se.Offset, se.Error())
 	}
 	return err.Error()
+}
+
+// lineKind is a report line's "kind": "" for a function, varKind for a
+// variable.
+func lineKind(b []byte) string {
+	var k struct {
+		Kind string `json:"kind"`
+	}
+	if json.Unmarshal(b, &k) != nil {
+		return ""
+	}
+	return k.Kind
 }

@@ -48,3 +48,34 @@ func TestListEntriesMatchingNothing(t *testing.T) {
 		t.Error("--strict: output written")
 	}
 }
+
+// TestPolicyLintWarnings: a module in the wrong package is a warning
+// naming the module and line, and an error with --strict (issue 18, "Why"
+// 1: it did nothing, exit 0). A fact typo is an error (engine's fact
+// reference check).
+func TestPolicyLintWarnings(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "wrong.rego")
+	src := "package btfgate.function\n\nexclude.typo := {id: {\"x\"} |\n\tsome id, f in input.functions\n\tf.name == \"fn_driver\"\n}\n"
+	if err := os.WriteFile(pol, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "o.btf")
+	_, stderr, err := run(t, "encode", "--summary=none", "--policy", pol, "-o", out, fixture)
+	want := pol + ":1: package btfgate.function defines no rule"
+	if err != nil || !strings.Contains(stderr, "btfgate: warning: "+want) {
+		t.Errorf("encode: %v, stderr:\n%s\nwant the warning %q", err, stderr, want)
+	}
+	_, _, err = run(t, "encode", "--strict", "--policy", pol, "-o", out, fixture)
+	if err == nil || !strings.Contains(err.Error(), "--strict: 1 thing in the policy modules does nothing") || !strings.Contains(err.Error(), want) {
+		t.Errorf("--strict: %v", err)
+	}
+	typo := filepath.Join(dir, "typo.rego")
+	src = "package btfgate.functions\n\nexclude.typo := {id: {\"x\"} |\n\tsome id, f in input.functions\n\tf.nmae == \"fn_driver\"\n}\n"
+	if err := os.WriteFile(typo, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err = run(t, "encode", "--policy", typo, "-o", out, fixture); err == nil || !strings.Contains(err.Error(), typo+":5") || !strings.Contains(err.Error(), "nmae") {
+		t.Errorf("fact typo: %v", err)
+	}
+}

@@ -177,7 +177,10 @@ func TestHostileCLI(t *testing.T) {
 			args := c.setup(t, dir)
 			before := listDir(t, dir)
 			r := runCLIEnv(t, time.Minute, c.env, args...)
-			summary.add("hostile CLI", r.exit != 0)
+			if hostileClass[c.class] == 0 {
+				t.Errorf("class %q is none of issue 16's (hostileClass)", c.class)
+			}
+			summary.addClass("hostile CLI", hostileClass[c.class], r.exit != 0)
 			if r.timedOut {
 				t.Fatalf("%v: still running after a minute", args)
 			}
@@ -209,6 +212,9 @@ func TestHostileCLI(t *testing.T) {
 			// test process's own size at the start.
 			if limit := 2*honest.maxRSS + self; c.class == "amplification" && r.maxRSS > limit {
 				t.Errorf("%v: peak RSS %d MiB, more than twice an honest encode's %d MiB (+%d MiB of this test process)", args, r.maxRSS>>20, honest.maxRSS>>20, self>>20)
+			}
+			if r.maxRSS > self*11/10 { // above what the child shares with this process until exec
+				summary.notePeak("hostile CLI "+c.name, r.maxRSS, honest.maxRSS)
 			}
 			t.Logf("exit %d, peak RSS %d MiB (honest %d MiB), %v", r.exit, r.maxRSS>>20, honest.maxRSS>>20, r.duration.Round(time.Millisecond))
 		})

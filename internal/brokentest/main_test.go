@@ -32,6 +32,12 @@ func TestMain(m *testing.M) {
 	os.Setenv("BTFGATE_BASE_CACHE", cache)
 	code := m.Run()
 	summary.print()
+	if code == 0 {
+		if msg := checkBatteryDoc(); msg != "" {
+			fmt.Println("brokentest:", msg)
+			code = 1
+		}
+	}
 	if cliDir != "" {
 		os.RemoveAll(cliDir)
 	}
@@ -72,19 +78,36 @@ type tally struct {
 	cases    map[string]int
 	rejected map[string]int
 	accepted map[string]int
+	classes  map[int]classCount // by issue 16 class (battery_test.go)
+	peak     worst              // peak RSS of a CLI run
+	alloc    worst              // bytes allocated by an in-process encode
 }
 
-var summary = &tally{cases: map[string]int{}, rejected: map[string]int{}, accepted: map[string]int{}}
+var summary = &tally{cases: map[string]int{}, rejected: map[string]int{}, accepted: map[string]int{}, classes: map[int]classCount{}}
 
-func (s *tally) add(group string, failed bool) {
+// add counts a case of group; its class is classOf's.
+func (s *tally) add(group string, failed bool) { s.addClass(group, classOf(group, ""), failed) }
+
+// addCase counts the case name of group.
+func (s *tally) addCase(group, name string, failed bool) {
+	s.addClass(group, classOf(group, name), failed)
+}
+
+// addClass counts a case of group in issue 16's class.
+func (s *tally) addClass(group string, class int, failed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cases[group]++
+	c := s.classes[class]
+	c.cases++
 	if failed {
 		s.rejected[group]++
+		c.rejected++
 	} else {
 		s.accepted[group]++
+		c.accepted++
 	}
+	s.classes[class] = c
 }
 
 func (s *tally) total() (n, rej, acc int) {

@@ -230,7 +230,7 @@ func runCases(t *testing.T, group string, cases []brokenCase) {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
 				failed := runCase(t, c)
-				summary.add(group, failed)
+				summary.addCase(group, c.name, failed)
 				mu.Lock()
 				defer mu.Unlock()
 				tried++
@@ -286,6 +286,9 @@ func runCase(t *testing.T, c brokenCase) bool {
 	case cr.exit != 0 && cr.exit != 1:
 		t.Fatalf("btfgate encode %s: exit status %d (crash):\n%s", in, cr.exit, head(cr.stderr, 40))
 	}
+	if hwm := selfHWM(); hwm <= 0 || cr.maxRSS < hwm*9/10 {
+		summary.notePeak(c.name, cr.maxRSS, base.maxRSS)
+	}
 	if lim := rssFactor*base.maxRSS + rssSlack + rssPerByte*int64(len(c.data)); cr.maxRSS > lim {
 		// Linux carries the parent's RSS high-water mark into a child's
 		// ru_maxrss across the vfork+exec os/exec uses, so once this test
@@ -303,6 +306,7 @@ func runCase(t *testing.T, c brokenCase) bool {
 	if r.panicked != nil {
 		t.Fatalf("encode.Encode(%s) panicked: %v\n%s", in, r.panicked, r.stack)
 	}
+	summary.noteAlloc(c.name, r.alloc, base.alloc)
 	if lim := allocFactor*base.alloc + allocSlack + allocPerByte*uint64(len(c.data)); r.alloc > lim {
 		t.Errorf("encode.Encode(%s) allocated %d MiB, over the bound %d MiB (intact input: %d MiB)",
 			in, r.alloc>>20, lim>>20, base.alloc>>20)
@@ -327,6 +331,7 @@ func runCase(t *testing.T, c brokenCase) bool {
 		if len(left) != 1 || left[0] != "out.btf" {
 			t.Errorf("after a successful encode the output directory holds %q, want [out.btf]", left)
 		}
+		checkWrittenBTF(t, out)
 		return false
 	}
 

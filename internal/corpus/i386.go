@@ -15,7 +15,7 @@ import (
 
 // The i386 kernel: Debian's linux-image-6.1.0-57-686-pae-dbg, unpacked by
 // scripts/i386-kernel.sh (or by hand, dpkg-deb -x) into I386Dir. It is not
-// part of the shared corpus (3.3 GB unpacked); the reference pahole's
+// part of the shared corpus (it is large); the reference pahole's
 // output for it is made on demand by I386Reference and kept beside it.
 const (
 	// I386Release is the kernel's release (uname -r).

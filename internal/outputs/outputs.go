@@ -116,6 +116,28 @@ func (s *Set) Add(flag, path string) error {
 	return nil
 }
 
+// AddInputs declares inputs found while reading the others (the
+// supplementary file or split DWARF objects an input's DWARF names). An
+// output already declared that is one of them is an error, as is any
+// output declared after.
+func (s *Set) AddInputs(paths ...string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, in := range paths {
+		fi, err := os.Stat(in)
+		if in == "" || err != nil {
+			continue
+		}
+		for _, o := range s.outputs {
+			if o.info != nil && os.SameFile(o.info, fi) {
+				return fmt.Errorf("%s: is the input %s (read with the others): refusing to overwrite an input", o.path, in)
+			}
+		}
+		s.inputs = append(s.inputs, named{in, fi})
+	}
+	return nil
+}
+
 // Write stages data as the contents of the declared output path.
 func (s *Set) Write(path string, data []byte, perm os.FileMode) error {
 	f, err := s.Create(path, perm)

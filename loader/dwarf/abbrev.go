@@ -135,8 +135,7 @@ type abbrevKey struct {
 // abbrevScratch is a Reader's private abbreviation storage. Tables used by
 // a single unit (in a kernel every unit has its own) are parsed into it,
 // reusing its memory from unit to unit, instead of being cached in Data:
-// that saves ~50 MB of allocations on a vmlinux and keeps the table in
-// cache. The table stays valid until the Reader seeks to another unit with
+// that saves allocations and keeps the table in cache. The table stays valid until the Reader seeks to another unit with
 // a private table.
 type abbrevScratch struct {
 	list  []abbrev

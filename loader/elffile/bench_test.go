@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/btfgate/btfgate/internal/corpus"
+	"github.com/btfgate/btfgate/internal/cputime"
 )
 
 func BenchmarkOpenVmlinux(b *testing.B) {
 	path := corpus.Vmlinux(b)
 	b.ReportAllocs()
-	cpu := cpuTimes()
+	cpu := cputime.Process()
 	for b.Loop() {
 		f, err := Open(path)
 		if err != nil {
@@ -19,14 +20,14 @@ func BenchmarkOpenVmlinux(b *testing.B) {
 		}
 		f.Close()
 	}
-	reportCPU(b, cpu)
+	cputime.ReportPerOp(b, cpu)
 }
 
 func BenchmarkSymbolsVmlinux(b *testing.B) {
 	f := openTest(b, corpus.Vmlinux(b))
 	b.ReportAllocs()
 	n := 0
-	cpu := cpuTimes()
+	cpu := cputime.Process()
 	for b.Loop() {
 		syms, err := f.Symbols()
 		if err != nil {
@@ -34,7 +35,7 @@ func BenchmarkSymbolsVmlinux(b *testing.B) {
 		}
 		n = len(syms)
 	}
-	reportCPU(b, cpu)
+	cputime.ReportPerOp(b, cpu)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/symbol")
 }
 
@@ -42,7 +43,7 @@ func benchmarkDebugSections(b *testing.B, path string) {
 	f := openTest(b, path)
 	b.SetBytes(int64(f.Section(".debug_info").Size))
 	b.ReportAllocs()
-	cpu := cpuTimes()
+	cpu := cputime.Process()
 	for b.Loop() {
 		secs, err := f.DebugSections(debugNames...)
 		if err != nil {
@@ -52,7 +53,7 @@ func benchmarkDebugSections(b *testing.B, path string) {
 			b.Fatal("no .debug_info")
 		}
 	}
-	reportCPU(b, cpu)
+	cputime.ReportPerOp(b, cpu)
 }
 
 // BenchmarkDebugSectionsExt4 relocates ext4.ko's debug sections (about

@@ -36,7 +36,7 @@ func (f *File) relocate(dst []byte, target, rs *Section, vals []uint64) error {
 		return f.sectionErr(rs, 0, nil, "size 0x%x is not a multiple of the relocation entry size %d", rs.Size, esz)
 	}
 	// Read the entries in chunks rather than through the mapping: they are
-	// read once, and would stay resident (7 MB for ext4.ko's .debug_info).
+	// read once, and would stay resident.
 	buf := make([]byte, min(rs.Size, relocChunk/esz*esz))
 	for first := uint64(0); first < rs.Size; first += uint64(len(buf)) {
 		chunk := buf[:min(uint64(len(buf)), rs.Size-first)]
