@@ -37,7 +37,10 @@ func findSkeletons(d *dwarf.Data, units []dwarf.Unit) ([]skeleton, error) {
 	var e dwarf.Entry
 	for i := range units {
 		u := &units[i]
-		if u.Part != 0 || (u.UnitType != dwarf.UTSkeleton && u.UnitType != dwarf.UTCompile) {
+		// A DWARF 5 skeleton says so in its header; only DWARF 4's GNU
+		// extension hides one in a compile unit's root (DW_AT_GNU_dwo_name),
+		// so only those roots are read.
+		if u.Part != 0 || (u.UnitType != dwarf.UTSkeleton && (u.UnitType != dwarf.UTCompile || u.Version >= 5)) {
 			continue
 		}
 		if err := r.Seek(u); err != nil {
