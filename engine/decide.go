@@ -93,29 +93,12 @@ func (s *Session) decideFunctions(ctx context.Context) ([]Decision, error) {
 	}
 	jobs := s.jobs
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errs := make([]error, jobs)
-	reports := make([]batchReport, jobs)
-	var wg sync.WaitGroup
-	for j := range jobs {
+	all, err := runBatches(ctx, jobs, func(ctx context.Context, j int) (batchReport, error) {
 		lo, hi := s.bounds(j)
-		wg.Go(func() {
-			reports[j], errs[j] = e.decideBatch(ctx, batch{fns: fns, out: out, index: s.index, lo: lo, hi: hi}, s.batchInput(j))
-			if errs[j] != nil {
-				cancel()
-			}
-		})
-	}
-	wg.Wait()
-	if err := firstError(errs); err != nil {
+		return e.decideBatch(ctx, batch{fns: fns, out: out, index: s.index, lo: lo, hi: hi}, s.batchInput(j))
+	})
+	if err != nil {
 		return nil, err
-	}
-	var all batchReport
-	for _, r := range reports {
-		all.problems = append(all.problems, r.problems...)
-		all.conflicts = append(all.conflicts, r.conflicts...)
-		all.violations = append(all.violations, r.violations...)
 	}
 	if err := problemsError(all.problems); err != nil {
 		return nil, err
@@ -142,6 +125,37 @@ type batchReport struct {
 
 // firstError returns the first error that is not a cancellation caused by
 // another batch's failure.
+// runBatches runs one batch per job on goroutines of their own, each with
+// a context canceled when any batch fails, and returns their reports
+// joined in job order, or the first batch error that is not the
+// cancellation another caused.
+func runBatches(ctx context.Context, jobs int, run func(ctx context.Context, j int) (batchReport, error)) (batchReport, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, jobs)
+	reports := make([]batchReport, jobs)
+	var wg sync.WaitGroup
+	for j := range jobs {
+		wg.Go(func() {
+			reports[j], errs[j] = run(ctx, j)
+			if errs[j] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	var all batchReport
+	if err := firstError(errs); err != nil {
+		return all, err
+	}
+	for _, r := range reports {
+		all.problems = append(all.problems, r.problems...)
+		all.conflicts = append(all.conflicts, r.conflicts...)
+		all.violations = append(all.violations, r.violations...)
+	}
+	return all, nil
+}
+
 func firstError(errs []error) error {
 	var canceled error
 	for _, err := range errs {

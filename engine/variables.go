@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -68,30 +67,13 @@ func (e *Engine) decideVariables(ctx context.Context, vars []facts.Variable, job
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	jobs = max(min(jobs, len(vars)), 1)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errs := make([]error, jobs)
-	reports := make([]batchReport, jobs)
-	var wg sync.WaitGroup
-	for j := range jobs {
+	all, err := runBatches(ctx, jobs, func(ctx context.Context, j int) (batchReport, error) {
 		lo, hi := j*len(vars)/jobs, (j+1)*len(vars)/jobs
-		wg.Go(func() {
-			b := batch{out: out, index: index, lo: lo, hi: hi, origins: e.vars.origins}
-			reports[j], errs[j] = e.decideVariableBatch(ctx, b, e.variableInput(vars[lo:hi]))
-			if errs[j] != nil {
-				cancel()
-			}
-		})
-	}
-	wg.Wait()
-	if err := firstError(errs); err != nil {
+		b := batch{out: out, index: index, lo: lo, hi: hi, origins: e.vars.origins}
+		return e.decideVariableBatch(ctx, b, e.variableInput(vars[lo:hi]))
+	})
+	if err != nil {
 		return nil, err
-	}
-	var all batchReport
-	for _, r := range reports {
-		all.problems = append(all.problems, r.problems...)
-		all.conflicts = append(all.conflicts, r.conflicts...)
-		all.violations = append(all.violations, r.violations...)
 	}
 	if err := problemsError(all.problems); err != nil {
 		return nil, fmt.Errorf("variables: %w", err)
