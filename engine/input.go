@@ -78,42 +78,12 @@ func (b *inputBuilder) accessor(f facts.Field) func(reflect.Value, *batchTerms) 
 	case facts.String:
 		return func(v reflect.Value, _ *batchTerms) *ast.Term { return str(v.Field(i).String()) }
 	case facts.Strings:
-		return func(v reflect.Value, bt *batchTerms) *ast.Term {
-			fv := v.Field(i)
-			if fv.Len() == 0 {
-				return bt.emptyList()
-			}
-			arr := make([]*ast.Term, fv.Len())
-			for j := range arr {
-				arr[j] = str(fv.Index(j).String())
-			}
-			return ast.ArrayTerm(arr...)
-		}
+		return listField(i, func(_ *batchTerms, e reflect.Value) *ast.Term { return str(e.String()) })
 	case facts.Ints:
-		return func(v reflect.Value, bt *batchTerms) *ast.Term {
-			fv := v.Field(i)
-			if fv.Len() == 0 {
-				return bt.emptyList()
-			}
-			arr := make([]*ast.Term, fv.Len())
-			for j := range arr {
-				arr[j] = signed(fv.Index(j).Int())
-			}
-			return ast.ArrayTerm(arr...)
-		}
+		return listField(i, func(_ *batchTerms, e reflect.Value) *ast.Term { return signed(e.Int()) })
 	case facts.List:
 		ot := b.types[f.Elem]
-		return func(v reflect.Value, bt *batchTerms) *ast.Term {
-			fv := v.Field(i)
-			if fv.Len() == 0 {
-				return bt.emptyList()
-			}
-			arr := make([]*ast.Term, fv.Len())
-			for j := range arr {
-				arr[j] = object(bt, ot, fv.Index(j))
-			}
-			return ast.ArrayTerm(arr...)
-		}
+		return listField(i, func(bt *batchTerms, e reflect.Value) *ast.Term { return object(bt, ot, e) })
 	case facts.Object:
 		ot := b.types[f.Elem]
 		return func(v reflect.Value, bt *batchTerms) *ast.Term { return object(bt, ot, v.Field(i)) }
@@ -242,4 +212,20 @@ func str(v string) *ast.Term {
 		return ast.InternedTerm("")
 	}
 	return ast.StringTerm(v)
+}
+
+// listField is the term of list field i: its elements' terms, or the
+// batch's shared empty list.
+func listField(i int, elem func(*batchTerms, reflect.Value) *ast.Term) func(reflect.Value, *batchTerms) *ast.Term {
+	return func(v reflect.Value, bt *batchTerms) *ast.Term {
+		fv := v.Field(i)
+		if fv.Len() == 0 {
+			return bt.emptyList()
+		}
+		arr := make([]*ast.Term, fv.Len())
+		for j := range arr {
+			arr[j] = elem(bt, fv.Index(j))
+		}
+		return ast.ArrayTerm(arr...)
+	}
 }
