@@ -61,11 +61,26 @@ func mergeUnits(f *elffile.File, d *dwarf.Data, units []dwarf.Unit) (bool, LTONo
 	return false, note, nil
 }
 
-// ltoNote finds the first Linux LTO_INFO note in the SHT_NOTE sections,
-// reading them as elfutils' gelf_getnote does (name and descriptor padded
-// to 4 bytes, or to 8 in a section aligned to 8); pahole reads the
+// ltoNote finds the first Linux LTO_INFO note; pahole reads the
 // descriptor's first int.
 func ltoNote(f *elffile.File) (LTONote, error) {
+	desc, found, err := findNote(f, "Linux", linuxNoteLTOInfo)
+	switch {
+	case err != nil:
+		return LTONoteAbsent, err
+	case !found:
+		return LTONoteAbsent, nil
+	case bytes.Count(desc[:min(len(desc), 4)], []byte{0}) == min(len(desc), 4):
+		return LTONoteOff, nil
+	}
+	return LTONoteOn, nil
+}
+
+// findNote returns the descriptor of the first note of owner and type typ
+// in the SHT_NOTE sections, read as elfutils' gelf_getnote reads them:
+// name and descriptor padded to 4 bytes, or to 8 in a section aligned to
+// 8; a malformed note ends its section.
+func findNote(f *elffile.File, owner string, typ uint32) (desc []byte, found bool, err error) {
 	order := f.ByteOrder
 	for i := range f.Sections {
 		s := &f.Sections[i]
@@ -74,7 +89,7 @@ func ltoNote(f *elffile.File) (LTONote, error) {
 		}
 		data, err := f.SectionData(s)
 		if err != nil {
-			return LTONoteAbsent, fmt.Errorf("notes: %w", err)
+			return nil, false, fmt.Errorf("notes: %w", err)
 		}
 		align := uint64(4)
 		if s.Addralign == 8 {
@@ -84,22 +99,18 @@ func ltoNote(f *elffile.File) (LTONote, error) {
 		for off := uint64(0); off+12 <= uint64(len(data)); {
 			namesz := uint64(order.Uint32(data[off:]))
 			descsz := uint64(order.Uint32(data[off+4:]))
-			typ := order.Uint32(data[off+8:])
 			name := off + 12
-			desc := pad(name + namesz)
-			if namesz > uint64(len(data)) || descsz > uint64(len(data)) || desc+descsz > uint64(len(data)) {
-				break // malformed: gelf_getnote stops here too
+			d := pad(name + namesz)
+			if namesz > uint64(len(data)) || descsz > uint64(len(data)) || d+descsz > uint64(len(data)) {
+				break
 			}
-			if typ == linuxNoteLTOInfo && string(bytes.TrimRight(data[name:name+namesz], "\x00")) == "Linux" {
-				if bytes.Count(data[desc:desc+min(descsz, 4)], []byte{0}) == int(min(descsz, 4)) {
-					return LTONoteOff, nil
-				}
-				return LTONoteOn, nil
+			if order.Uint32(data[off+8:]) == typ && string(bytes.TrimRight(data[name:name+namesz], "\x00")) == owner {
+				return data[d : d+descsz], true, nil
 			}
-			off = pad(desc + descsz)
+			off = pad(d + descsz)
 		}
 	}
-	return LTONoteAbsent, nil
+	return nil, false, nil
 }
 
 // hasPartialUnits reports whether a unit header says DW_UT_partial.

@@ -111,32 +111,8 @@ func fileID(f *elffile.File, section string) ([]byte, error) {
 // buildID returns the descriptor of the file's NT_GNU_BUILD_ID note, nil
 // when it has none.
 func buildID(f *elffile.File) ([]byte, error) {
-	order := f.ByteOrder
-	for i := range f.Sections {
-		s := &f.Sections[i]
-		if s.Type != shtNote {
-			continue
-		}
-		data, err := f.SectionData(s)
-		if err != nil {
-			return nil, fmt.Errorf("notes: %w", err)
-		}
-		for off := uint64(0); off+12 <= uint64(len(data)); {
-			namesz := uint64(order.Uint32(data[off:]))
-			descsz := uint64(order.Uint32(data[off+4:]))
-			typ := order.Uint32(data[off+8:])
-			name := off + 12
-			desc := (name + namesz + 3) &^ 3
-			if namesz > uint64(len(data)) || descsz > uint64(len(data)) || desc+descsz > uint64(len(data)) {
-				break
-			}
-			if typ == ntGNUBuildID && string(bytes.TrimRight(data[name:name+namesz], "\x00")) == "GNU" {
-				return data[desc : desc+descsz], nil
-			}
-			off = (desc + descsz + 3) &^ 3
-		}
-	}
-	return nil, nil
+	desc, _, err := findNote(f, "GNU", ntGNUBuildID)
+	return desc, err
 }
 
 // ntGNUBuildID is NT_GNU_BUILD_ID.
