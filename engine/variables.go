@@ -20,7 +20,6 @@ const variableQuery = "data.btfgate.variable_decision.result"
 type variableRules struct {
 	query   rego.PreparedEvalQuery
 	origins map[string]string
-	keys    []*ast.Term // keyTerms
 }
 
 // prepareVariables compiles the variable decision query with the options
@@ -31,7 +30,7 @@ func prepareVariables(ctx context.Context, opts []func(*rego.Rego), parsed []*as
 	if err != nil {
 		return nil, fmt.Errorf("compiling variable policies: %w", policyErrors(err, forbidden))
 	}
-	return &variableRules{query: q, origins: packageRuleOrigins(parsed, "variables"), keys: keyTerms()}, nil
+	return &variableRules{query: q, origins: packageRuleOrigins(parsed, "variables")}, nil
 }
 
 // DecideVariables decides every variable as DecideFunctions decides
@@ -70,7 +69,7 @@ func (e *Engine) decideVariables(ctx context.Context, vars []facts.Variable, job
 	all, err := runBatches(ctx, jobs, func(ctx context.Context, j int) (batchReport, error) {
 		lo, hi := j*len(vars)/jobs, (j+1)*len(vars)/jobs
 		b := batch{out: out, index: index, lo: lo, hi: hi, origins: e.vars.origins}
-		return e.decideVariableBatch(ctx, b, e.variableInput(vars[lo:hi]))
+		return e.decideVariableBatch(ctx, b, e.input.variableInput(e.features, vars[lo:hi], newBatchTerms()))
 	})
 	if err != nil {
 		return nil, err
@@ -178,45 +177,4 @@ func paholeReasons(result ast.Object, b batch) error {
 		}
 		return nil
 	})
-}
-
-// variableInput is the input document of one batch of variables:
-// {"features": {...}, "variables": {ID: VARIABLE, ...}}, each VARIABLE
-// with every field of facts.Variable under its JSON name.
-func (e *Engine) variableInput(vars []facts.Variable) ast.Value {
-	byID := ast.NewObjectWithCapacity(len(vars))
-	for i := range vars {
-		byID.Insert(ast.InternedTerm(vars[i].ID), e.vars.term(&vars[i]))
-	}
-	return ast.NewObject(
-		[2]*ast.Term{e.vars.keys[len(variableKeys)], e.features},
-		[2]*ast.Term{e.vars.keys[len(variableKeys)+1], ast.NewTerm(byID)},
-	)
-}
-
-// variableKeys are facts.Variable's JSON names, in term's order.
-var variableKeys = [...]string{"id", "name", "section", "addr", "offset", "size", "type", "void_type",
-	"valid_name", "name_filtered", "external", "percpu", "in_symtab", "cu", "die", "pahole_skip"}
-
-// keyTerms are variableKeys' terms, then "features" and "variables",
-// made once and shared by every input.
-func keyTerms() []*ast.Term {
-	out := make([]*ast.Term, 0, len(variableKeys)+2)
-	for _, k := range variableKeys {
-		out = append(out, ast.StringTerm(k))
-	}
-	return append(out, ast.StringTerm("features"), ast.StringTerm("variables"))
-}
-
-// term is one variable's input object.
-func (r *variableRules) term(v *facts.Variable) *ast.Term {
-	values := [len(variableKeys)]*ast.Term{integer(v.ID), str(v.Name), str(v.Section), unsigned(v.Addr),
-		unsigned(v.Offset), unsigned(v.Size), str(v.Type), boolean(v.VoidType), boolean(v.ValidName),
-		boolean(v.NameFiltered), boolean(v.External), boolean(v.Percpu), boolean(v.InSymtab),
-		integer(v.CU), unsigned(v.DIE), str(v.PaholeSkip)}
-	var items [len(variableKeys)][2]*ast.Term
-	for i := range variableKeys {
-		items[i] = [2]*ast.Term{r.keys[i], values[i]}
-	}
-	return ast.ObjectTerm(items[:]...)
 }
