@@ -31,11 +31,11 @@ type refType struct {
 type refKind uint8
 
 const (
-	refUnknown   refKind = iota
-	refInput             // input
-	refSubjects          // input.functions or input.variables: objects of type t by id
-	refObject            // a subject object of type t
-	refList              // a list of objects of type t
+	refUnknown  refKind = iota
+	refInput            // input
+	refSubjects         // input.functions or input.variables: objects of type t by id
+	refObject           // a subject object of type t
+	refList             // a list of objects of type t
 )
 
 // factRefs is what checkFactRefs found.

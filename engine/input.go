@@ -218,7 +218,6 @@ func (bt *batchTerms) emptyList() *ast.Term {
 
 func boolean(v bool) *ast.Term { return ast.InternedTerm(v) }
 func signed(v int64) *ast.Term { return ast.InternedTerm(int(v)) }
-func integer(v int) *ast.Term  { return ast.InternedTerm(v) }
 
 func unsigned(v uint64) *ast.Term {
 	if v < 1<<31 {
