@@ -148,7 +148,9 @@ func paholeReasons(result ast.Object, b batch) error {
 	if doc == nil {
 		return nil
 	}
-	reasons := map[string]Reason{}
+	// Most variables have pahole's reason alone: they share one slice of
+	// it per reason (cap 1, so an append copies).
+	reasons := map[string][]Reason{}
 	return doc.Iter(func(k, v *ast.Term) error {
 		id, ok := intValue(k.Value)
 		rule, isStr := v.Value.(ast.String)
@@ -159,19 +161,25 @@ func paholeReasons(result ast.Object, b batch) error {
 		if !ok || i < b.lo || i >= b.hi {
 			return nil
 		}
-		r, seen := reasons[string(rule)]
+		alone, seen := reasons[string(rule)]
 		if !seen {
-			r = Reason{Rule: string(rule), Message: text(field(msgs, string(rule))), Module: b.origins["pahole_reason"]}
+			r := Reason{Rule: string(rule), Message: text(field(msgs, string(rule))), Module: b.origins["pahole_reason"]}
 			if r.Message == "" {
 				r.Message = r.Rule
 			}
-			reasons[string(rule)] = r
+			alone = []Reason{r}
+			reasons[string(rule)] = alone
 		}
+		r := alone[0]
 		d := &b.out[i]
 		if rank[r.Rule] {
 			d.Final = r.Message
 		}
-		d.Reasons = append([]Reason{r}, d.Reasons...)
+		if len(d.Reasons) == 0 {
+			d.Reasons = alone
+		} else {
+			d.Reasons = append([]Reason{r}, d.Reasons...)
+		}
 		if !d.Include {
 			d.Annotations = nil
 		}
