@@ -215,6 +215,11 @@ const maxPrivateParses = 2
 // time the product of the two section sizes.
 const maxAbbrevAttrs = 512
 
+// maxAttr is the last attribute code DWARF defines (DW_AT_hi_user); an
+// abbreviation naming a later one is refused, and AttrSet has a bit for
+// each code up to it.
+const maxAttr = 0x3fff
+
 // maxDenseSlack bounds the dense code index: it is used only when it is at
 // most this much larger than the number of abbreviations, so hostile codes
 // cannot make it big.
@@ -259,8 +264,8 @@ func (d *Data) parseAbbrev(u *Unit, sc *abbrevScratch) error {
 			if attr == 0 && form == 0 {
 				break
 			}
-			if attr > math.MaxUint16 || form > math.MaxUint16 {
-				b.fail(uint64(at), fmt.Errorf("abbreviation %d: attribute 0x%x form 0x%x out of range", code, attr, form))
+			if attr > maxAttr || form > math.MaxUint16 {
+				b.fail(uint64(at), fmt.Errorf("abbreviation %d: attribute 0x%x form 0x%x out of range (attributes end at DW_AT_hi_user, 0x%x)", code, attr, form, maxAttr))
 				break
 			}
 			if len(specs)-start >= maxAbbrevAttrs {

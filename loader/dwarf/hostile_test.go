@@ -293,6 +293,9 @@ func TestHostileAbbrev(t *testing.T) {
 		{"duplicate code", []byte{1, 0x11, 0, 0, 0, 1, 0x24, 0, 0, 0, 0}},
 		{"huge form", []byte{1, 0x11, 0, 0x03, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0}},
 		{"huge code", []byte{0xff, 0xff, 0xff, 0xff, 0x7f, 0x11, 0, 0, 0, 0}},
+		// found by FuzzEncodeOutputValid: a Reader with Keep indexed its
+		// attribute set past its end
+		{"attribute past DW_AT_hi_user", []byte{1, 0x11, 0, 0x80, 0x80, 0x01, 0x0b, 0, 0, 0}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

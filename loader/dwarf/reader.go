@@ -75,7 +75,7 @@ type keptSpec struct {
 }
 
 // An AttrSet is a set of attribute codes (DWARF's end at 0x3fff).
-type AttrSet [0x4000 / 64]uint64
+type AttrSet [(maxAttr + 1) / 64]uint64
 
 // NewAttrSet returns the set of attrs.
 func NewAttrSet(attrs ...Attr) *AttrSet {
@@ -88,13 +88,13 @@ func NewAttrSet(attrs ...Attr) *AttrSet {
 
 // Add adds a to s; codes past 0x3fff are ignored.
 func (s *AttrSet) Add(a Attr) {
-	if a < 0x4000 {
+	if a <= maxAttr {
 		s[a>>6] |= 1 << (a & 63)
 	}
 }
 
 // Has reports whether a is in s.
-func (s *AttrSet) Has(a Attr) bool { return a < 0x4000 && s[a>>6]&(1<<(a&63)) != 0 }
+func (s *AttrSet) Has(a Attr) bool { return a <= maxAttr && s[a>>6]&(1<<(a&63)) != 0 }
 
 // Keep makes Next return only the attributes in set (nil: all), skipping
 // the others undecoded: a walk that needs a few attributes of each DIE
