@@ -79,10 +79,12 @@ func newSet(t *btf.Types, size int64) (*Set, error) {
 		k := ty.Kind()
 		s.counts[k]++
 		s.total++
-		if i, ok := s.keyIndex[fp]; ok {
-			s.keys[i].count++
+		ki, ok := s.keyIndex[fp]
+		if ok {
+			s.keys[ki].count++
 		} else {
-			s.keyIndex[fp] = int32(len(s.keys))
+			ki = int32(len(s.keys))
+			s.keyIndex[fp] = ki
 			s.keys = append(s.keys, keyInfo{fp: fp, key: key, kind: k, count: 1})
 		}
 		if k != btf.KindFunc && k != btf.KindVar && !indexed(k) {
@@ -92,7 +94,7 @@ func newSet(t *btf.Types, size int64) (*Set, error) {
 		if name == "" {
 			continue
 		}
-		s.keys[s.keyIndex[fp]].name = name
+		s.keys[ki].name = name
 		efp := entityFingerprint(k, name)
 		if i, ok := s.entIndex[efp]; ok {
 			s.entities[i].keys = append(s.entities[i].keys, fp)
