@@ -164,7 +164,7 @@ func (t *Types) decodeTypes(sec []byte, h *header, lenient bool) error {
 			return &ParseError{Offset: at, Type: id, Msg: fmt.Sprintf("unknown kind %d", k)}
 		}
 		if info := t.words[i+1]; info&infoReservedMask != 0 && !lenient {
-			return &ParseError{Offset: at + 4, Type: id, Msg: fmt.Sprintf("%v: info word 0x%08x has reserved bits %#x set (vlen is 16 bits)", k, info, info&infoReservedMask)}
+			return &ParseError{Offset: at + 4, Type: id, Msg: fmt.Sprintf("%v: info word 0x%08x has reserved bits %#x set (vlen takes bits 0-15, kind 24-28)", k, info, info&infoReservedMask)}
 		}
 		if size > n-i {
 			return &ParseError{Offset: at, Type: id, Msg: fmt.Sprintf("%v with vlen %d needs %d bytes, %d left", k, vlen, 4*size, 4*(n-i))}

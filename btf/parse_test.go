@@ -140,7 +140,7 @@ func TestParseErrors(t *testing.T) {
 		{"alignment", func(b []byte) []byte { le.PutUint32(b[8:], 2); le.PutUint32(b[12:], le.Uint32(b[12:])-4); return b }, "aligned", false},
 		{"unknown kind", func(b []byte) []byte { le.PutUint32(b[typeWord(2, 1):], 25<<24); return b }, "unknown kind 25", false},
 		{"vlen", func(b []byte) []byte { le.PutUint32(b[typeWord(3, 1):], 4<<24|0xffff); return b }, "STRUCT with vlen 65535 needs", false},
-		// The kernel's vlen is 16 bits and it rejects bits 16-23 set.
+		// The kernel rejects bits 16-23 (vlen is 16 bits) and 29-30 (kind is 5) set.
 		{"vlen bit 16", func(b []byte) []byte { le.PutUint32(b[typeWord(3, 1):], 4<<24|1<<16|2); return b },
 			"type 3: STRUCT: info word 0x04010002 has reserved bits 0x10000 set", true},
 		{"reserved bits no vlen", func(b []byte) []byte { le.PutUint32(b[typeWord(1, 1):], 1<<24|0x800000); return b },
