@@ -115,12 +115,12 @@ type TypeID uint32
 
 // Bits of the info word of a type (struct btf_type.info): vlen in bits
 // 0-15, kind in bits 24-28, kind_flag in bit 31. The kernel rejects a type
-// with any other bit set (BTF_INFO_MASK, 0x9f00ffff); bits 29-30 make an
-// unknown kind here, since infoKind takes 7 bits.
+// with any other bit set (BTF_INFO_MASK, 0x9f00ffff).
 const (
 	infoVlenMask     = 0x0000ffff
+	infoKindMask     = 0x1f
 	infoKindFlag     = 1 << 31
-	infoReservedMask = 0x00ff0000   // bits 16-23: zero in valid BTF
+	infoReservedMask = 0x60ff0000   // bits 16-23 and 29-30: zero in valid BTF
 	maxVlen          = infoVlenMask // the kernel's BTF_MAX_VLEN
 )
 
@@ -133,8 +133,8 @@ func makeInfo(k Kind, vlen int, kindFlag bool) uint32 {
 	return info
 }
 
-// infoKind extracts the kind (7 bits, so unknown kinds stay distinguishable).
-func infoKind(info uint32) Kind { return Kind(info >> 24 & 0x7f) }
+// infoKind extracts the kind (bits 24-28, libbpf's BTF_INFO_KIND).
+func infoKind(info uint32) Kind { return Kind(info >> 24 & infoKindMask) }
 
 // infoVlen extracts the vlen (number of members, params, values...).
 func infoVlen(info uint32) int { return int(info & infoVlenMask) }

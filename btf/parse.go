@@ -34,13 +34,27 @@ type header struct {
 // order, with a 24- or 32-byte header. base is nil, or the base that split
 // BTF (a module's) was built on. The result does not alias data.
 //
-// Parse checks what libbpf's loader checks and a little more: header and
-// section bounds, known kinds, reserved bits of the info word (zero, as the
-// kernel requires), each type's size against its vlen, string offsets,
-// referenced type ids, FUNC referring to a FUNC_PROTO, FWD with a zero type
-// word. An optional layout section is checked for placement and
-// otherwise ignored. Errors are *ParseError naming the offset.
-func Parse(data []byte, base *Types) (*Types, error) {
+// Parse checks what libbpf's loader checks and a little more: header (magic,
+// version, zero flags) and section bounds, known kinds, reserved bits of the
+// info word (zero, as the kernel requires), each type's size against its
+// vlen, string offsets, referenced type ids, FUNC referring to a FUNC_PROTO,
+// FWD with a zero type word. An optional layout section is checked for
+// placement and otherwise ignored. Errors are *ParseError naming the offset
+// and, past the header, the type id.
+func Parse(data []byte, base *Types) (*Types, error) { return parse(data, base, false) }
+
+// ParseLenient is Parse for BTF that is to be described rather than built
+// on (btfdiff reads both sides of a diff with it). It checks all that the
+// layout of the data depends on as Parse does: header, sections, known
+// kinds, each type's size against its vlen, string offsets and type ids, so
+// that every accessor of the result reads inside it. It accepts what the
+// kernel refuses on meaning only: reserved bits of the info word (bits
+// 16-23 and 29-30; Type.Info keeps them), a FUNC referring to something
+// other than a FUNC_PROTO, a FWD with a non-zero type word.
+func ParseLenient(data []byte, base *Types) (*Types, error) { return parse(data, base, true) }
+
+// parse is Parse, or ParseLenient if lenient is set.
+func parse(data []byte, base *Types, lenient bool) (*Types, error) {
 	h, err := parseHeader(data)
 	if err != nil {
 		return nil, err
@@ -50,10 +64,10 @@ func Parse(data []byte, base *Types) (*Types, error) {
 		return nil, &ParseError{Offset: h.strStart, Msg: err.Error()}
 	}
 	t := &Types{Strings: strs, Base: base, bigEndian: h.order == binary.ByteOrder(binary.BigEndian)}
-	if err := t.decodeTypes(data[h.typeStart:h.typeStart+int(h.typeLen)], h); err != nil {
+	if err := t.decodeTypes(data[h.typeStart:h.typeStart+int(h.typeLen)], h, lenient); err != nil {
 		return nil, err
 	}
-	if err := t.validate(h); err != nil {
+	if err := t.validate(h, lenient); err != nil {
 		return nil, err
 	}
 	t.valid = t.Len()
@@ -83,6 +97,9 @@ func parseHeader(data []byte) (*header, error) {
 	}
 	if data[2] != version {
 		return nil, &ParseError{Offset: 2, Msg: fmt.Sprintf("unsupported version %d", data[2])}
+	}
+	if data[3] != 0 {
+		return nil, &ParseError{Offset: 3, Msg: fmt.Sprintf("unsupported header flags %#x", data[3])}
 	}
 	u32 := func(off int) uint32 { return h.order.Uint32(data[off:]) }
 	h.hdrLen = u32(4)
@@ -119,8 +136,9 @@ func parseHeader(data []byte) (*header, error) {
 	return h, nil
 }
 
-// decodeTypes converts the type section to host words and indexes the types.
-func (t *Types) decodeTypes(sec []byte, h *header) error {
+// decodeTypes converts the type section to host words and indexes the types;
+// lenient lets reserved bits of the info word pass.
+func (t *Types) decodeTypes(sec []byte, h *header, lenient bool) error {
 	n := len(sec) / 4
 	t.words = make([]uint32, n)
 	if h.order == binary.ByteOrder(binary.LittleEndian) {
@@ -145,8 +163,8 @@ func (t *Types) decodeTypes(sec []byte, h *header) error {
 		if size < 0 {
 			return &ParseError{Offset: at, Type: id, Msg: fmt.Sprintf("unknown kind %d", k)}
 		}
-		if info := t.words[i+1]; info&infoReservedMask != 0 {
-			return &ParseError{Offset: at + 4, Type: id, Msg: fmt.Sprintf("%v: info word 0x%08x has reserved bits %#x set (vlen is 16 bits)", k, info, info&infoReservedMask)}
+		if info := t.words[i+1]; info&infoReservedMask != 0 && !lenient {
+			return &ParseError{Offset: at + 4, Type: id, Msg: fmt.Sprintf("%v: info word 0x%08x has reserved bits %#x set (vlen takes bits 0-15, kind 24-28)", k, info, info&infoReservedMask)}
 		}
 		if size > n-i {
 			return &ParseError{Offset: at, Type: id, Msg: fmt.Sprintf("%v with vlen %d needs %d bytes, %d left", k, vlen, 4*size, 4*(n-i))}
@@ -160,8 +178,9 @@ func (t *Types) decodeTypes(sec []byte, h *header) error {
 	return nil
 }
 
-// validate checks string offsets and type references of every own type.
-func (t *Types) validate(h *header) error {
+// validate checks string offsets and type references of every own type,
+// and unless lenient what FUNC and FWD refer to.
+func (t *Types) validate(h *header, lenient bool) error {
 	next := uint64(t.NextID())
 	first := t.FirstID()
 	strSize := uint64(t.Strings.Size()) // an offset is valid below it (Strings.valid)
@@ -177,6 +196,9 @@ func (t *Types) validate(h *header) error {
 		}
 		if x := firstAtLeast(w, idFields(k), next); x >= 0 {
 			return fail(x, fmt.Sprintf("%v: refers to type %d, past the last type %d", k, w[x], next-1))
+		}
+		if lenient {
+			continue
 		}
 		switch k {
 		case KindFunc:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -117,47 +118,53 @@ func TestParseErrors(t *testing.T) {
 	le := binary.LittleEndian
 	typeWord := func(id TypeID, w int) int { return hdrLen + 4*(int(ty.offs[id-1])+w) }
 	strStart := hdrLen + int(le.Uint32(good[16:]))
+	// lenient: ParseLenient accepts the input (else it fails as Parse does).
 	cases := []struct {
-		name   string
-		mutate func(b []byte) []byte
-		want   string
+		name    string
+		mutate  func(b []byte) []byte
+		want    string
+		lenient bool
 	}{
-		{"short", func(b []byte) []byte { return b[:20] }, "too short"},
-		{"magic", func(b []byte) []byte { b[0] = 0; return b }, "bad magic"},
-		{"version", func(b []byte) []byte { b[2] = 2; return b }, "unsupported version"},
-		{"header length", func(b []byte) []byte { le.PutUint32(b[4:], 1<<20); return b }, "header length"},
+		{"short", func(b []byte) []byte { return b[:20] }, "too short", false},
+		{"magic", func(b []byte) []byte { b[0] = 0; return b }, "bad magic", false},
+		{"version", func(b []byte) []byte { b[2] = 2; return b }, "unsupported version", false},
+		{"flags", func(b []byte) []byte { b[3] = 1; return b }, "offset 0x3: unsupported header flags 0x1", false},
+		{"header length", func(b []byte) []byte { le.PutUint32(b[4:], 1<<20); return b }, "header length", false},
 		{"header extra", func(b []byte) []byte {
 			b = append(b[:32:32], append([]byte{0, 7, 0, 0}, b[32:]...)...)
 			le.PutUint32(b[4:], 36)
 			return b
-		}, "unknown non-zero header data"},
-		{"strings past end", func(b []byte) []byte { le.PutUint32(b[20:], le.Uint32(b[20:])+1); return b }, "past the end"},
-		{"overlap", func(b []byte) []byte { le.PutUint32(b[12:], le.Uint32(b[12:])+4); return b }, "overlaps"},
-		{"alignment", func(b []byte) []byte { le.PutUint32(b[8:], 2); le.PutUint32(b[12:], le.Uint32(b[12:])-4); return b }, "aligned"},
-		{"unknown kind", func(b []byte) []byte { le.PutUint32(b[typeWord(2, 1):], 25<<24); return b }, "unknown kind 25"},
-		{"vlen", func(b []byte) []byte { le.PutUint32(b[typeWord(3, 1):], 4<<24|0xffff); return b }, "STRUCT with vlen 65535 needs"},
-		// The kernel's vlen is 16 bits and it rejects bits 16-23 set.
+		}, "unknown non-zero header data", false},
+		{"strings past end", func(b []byte) []byte { le.PutUint32(b[20:], le.Uint32(b[20:])+1); return b }, "past the end", false},
+		{"overlap", func(b []byte) []byte { le.PutUint32(b[12:], le.Uint32(b[12:])+4); return b }, "overlaps", false},
+		{"alignment", func(b []byte) []byte { le.PutUint32(b[8:], 2); le.PutUint32(b[12:], le.Uint32(b[12:])-4); return b }, "aligned", false},
+		{"unknown kind", func(b []byte) []byte { le.PutUint32(b[typeWord(2, 1):], 25<<24); return b }, "unknown kind 25", false},
+		{"vlen", func(b []byte) []byte { le.PutUint32(b[typeWord(3, 1):], 4<<24|0xffff); return b }, "STRUCT with vlen 65535 needs", false},
+		// The kernel rejects bits 16-23 (vlen is 16 bits) and 29-30 (kind is 5) set.
 		{"vlen bit 16", func(b []byte) []byte { le.PutUint32(b[typeWord(3, 1):], 4<<24|1<<16|2); return b },
-			"type 3: STRUCT: info word 0x04010002 has reserved bits 0x10000 set"},
+			"type 3: STRUCT: info word 0x04010002 has reserved bits 0x10000 set", true},
 		{"reserved bits no vlen", func(b []byte) []byte { le.PutUint32(b[typeWord(1, 1):], 1<<24|0x800000); return b },
-			"type 1: INT: info word 0x01800000 has reserved bits 0x800000 set"},
-		{"kind bit 29", func(b []byte) []byte { le.PutUint32(b[typeWord(2, 1):], 2<<24|1<<29); return b }, "unknown kind 34"},
-		{"name offset", func(b []byte) []byte { le.PutUint32(b[typeWord(1, 0):], 1<<20); return b }, "string offset 1048576"},
-		{"member name offset", func(b []byte) []byte { le.PutUint32(b[typeWord(3, 6):], 1<<20); return b }, "STRUCT: string offset"},
-		{"type id", func(b []byte) []byte { le.PutUint32(b[typeWord(2, 2):], 99); return b }, "refers to type 99"},
-		{"param type id", func(b []byte) []byte { le.PutUint32(b[typeWord(4, 4):], 99); return b }, "FUNC_PROTO: refers to type 99"},
-		{"func proto", func(b []byte) []byte { le.PutUint32(b[typeWord(5, 2):], 1); return b }, "not a FUNC_PROTO"},
-		{"fwd type", func(b []byte) []byte { le.PutUint32(b[typeWord(6, 2):], 1); return b }, "FWD has non-zero type word"},
-		{"string NUL", func(b []byte) []byte { b[len(b)-1] = 'x'; return b }, "does not end with NUL"},
-		{"string start", func(b []byte) []byte { b[strStart] = 'x'; return b }, "does not start with NUL"},
+			"type 1: INT: info word 0x01800000 has reserved bits 0x800000 set", true},
+		{"kind bit 29", func(b []byte) []byte { le.PutUint32(b[typeWord(2, 1):], 2<<24|1<<29); return b },
+			"type 2: PTR: info word 0x22000000 has reserved bits 0x20000000 set", true},
+		{"kind bit 30", func(b []byte) []byte { le.PutUint32(b[typeWord(2, 1):], 2<<24|1<<30); return b },
+			"type 2: PTR: info word 0x42000000 has reserved bits 0x40000000 set", true},
+		{"name offset", func(b []byte) []byte { le.PutUint32(b[typeWord(1, 0):], 1<<20); return b }, "string offset 1048576", false},
+		{"member name offset", func(b []byte) []byte { le.PutUint32(b[typeWord(3, 6):], 1<<20); return b }, "STRUCT: string offset", false},
+		{"type id", func(b []byte) []byte { le.PutUint32(b[typeWord(2, 2):], 99); return b }, "refers to type 99", false},
+		{"param type id", func(b []byte) []byte { le.PutUint32(b[typeWord(4, 4):], 99); return b }, "FUNC_PROTO: refers to type 99", false},
+		{"func proto", func(b []byte) []byte { le.PutUint32(b[typeWord(5, 2):], 1); return b }, "not a FUNC_PROTO", true},
+		{"fwd type", func(b []byte) []byte { le.PutUint32(b[typeWord(6, 2):], 1); return b }, "FWD has non-zero type word", true},
+		{"string NUL", func(b []byte) []byte { b[len(b)-1] = 'x'; return b }, "does not end with NUL", false},
+		{"string start", func(b []byte) []byte { b[strStart] = 'x'; return b }, "does not start with NUL", false},
 		{"trailing words", func(b []byte) []byte {
 			tl := le.Uint32(b[12:])
 			b = append(b[:hdrLen+tl:hdrLen+tl], append([]byte{0, 0, 0, 0, 0, 0, 0, 0}, b[hdrLen+tl:]...)...)
 			le.PutUint32(b[12:], tl+8)
 			le.PutUint32(b[16:], tl+8)
 			return b
-		}, "trailing bytes"},
-		{"layout", func(b []byte) []byte { le.PutUint32(b[24:], 4); le.PutUint32(b[28:], 8); return b }, "layout section"},
+		}, "trailing bytes", false},
+		{"layout", func(b []byte) []byte { le.PutUint32(b[24:], 4); le.PutUint32(b[28:], 8); return b }, "layout section", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -168,6 +175,17 @@ func TestParseErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %q, want it to mention %q", err, c.want)
+			}
+			lt, lerr := ParseLenient(c.mutate(bytes.Clone(good)), nil)
+			switch {
+			case c.lenient && lerr != nil:
+				t.Errorf("ParseLenient: %v, want the types", lerr)
+			case c.lenient:
+				if got, want := formatLenient(lt), formatLenient(ty); got != want {
+					t.Errorf("ParseLenient read kinds and names\n%s\nwant\n%s", got, want)
+				}
+			case lerr == nil || lerr.Error() != err.Error():
+				t.Errorf("ParseLenient: %v, want Parse's error %v", lerr, err)
 			}
 		})
 	}
@@ -204,4 +222,34 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// formatLenient lists each type's kind and name, which the rules that only
+// ParseLenient relaxes leave readable.
+func formatLenient(t *Types) string {
+	var b strings.Builder
+	for id := t.FirstID(); id < t.NextID(); id++ {
+		fmt.Fprintf(&b, "%d %v %q\n", id, t.Kind(id), t.Name(id))
+	}
+	return b.String()
+}
+
+// TestParseLenientKeepsInfo: the reserved bits ParseLenient lets through
+// stay in Type.Info, next to the kind, vlen and kind flag they surround.
+func TestParseLenientKeepsInfo(t *testing.T) {
+	ty, good := smallBTF(t)
+	at := hdrLen + 4*(int(ty.offs[2])+1) // type 3, STRUCT s: its info word
+	data := bytes.Clone(good)
+	binary.LittleEndian.PutUint32(data[at:], 0xe4050002)
+	lt, err := ParseLenient(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := lt.Type(3)
+	if v.Info() != 0xe4050002 || v.Kind() != KindStruct || v.Vlen() != 2 || !v.KindFlag() {
+		t.Errorf("info %#x: kind %v, vlen %d, kind flag %v; want 0xe4050002, STRUCT, 2, true", v.Info(), v.Kind(), v.Vlen(), v.KindFlag())
+	}
+	if _, err := Parse(data, nil); err == nil {
+		t.Error("Parse accepted reserved info bits")
+	}
 }

@@ -200,6 +200,10 @@ func (v Type) Info() uint32 {
 	return v.w[1]
 }
 
+// InfoReserved returns the bits of the info word that are reserved (zero in
+// valid BTF; ParseLenient lets them through).
+func (v Type) InfoReserved() uint32 { return v.Info() & infoReservedMask }
+
 // Vlen returns the info word's vlen: the number of members, values,
 // parameters or section entries (the linkage for FUNC).
 func (v Type) Vlen() int { return infoVlen(v.Info()) }
@@ -232,6 +236,10 @@ func (v Type) Int() (encoding uint8, bitOffset, bits uint32) {
 	x := v.extra(0)
 	return uint8(x >> 24 & 0x0f), x >> 16 & 0xff, x & 0xff
 }
+
+// IntReserved returns the bits of an INT's word that no field uses
+// (0xf000ff00; zero in valid BTF).
+func (v Type) IntReserved() uint32 { return v.extra(0) & 0xf000ff00 }
 
 // Array returns an ARRAY's element type, index type and element count.
 func (v Type) Array() (elem, index TypeID, nelems uint32) {

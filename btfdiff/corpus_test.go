@@ -1,6 +1,7 @@
 package btfdiff
 
 import (
+	"bytes"
 	"encoding/binary"
 	"slices"
 	"strings"
@@ -222,27 +223,36 @@ func TestMutationIsChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := parseHeader(data)
+	tb, err := btf.Parse(data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := decode(path, data, nil)
-	if err != nil {
-		t.Fatal(err)
+	var listHead []uint32
+	for id := tb.FirstID(); id < tb.NextID(); id++ {
+		if tb.Kind(id) == btf.KindStruct && tb.Name(id) == "list_head" {
+			listHead = tb.Type(id).Words()
+		}
 	}
-	id := slices.IndexFunc(tb.types, func(rt rawType) bool {
-		return rt.kind() == btf.KindStruct && tb.strs.lookup(rt.name) == "list_head"
-	})
-	if id < 0 {
+	if listHead == nil {
 		t.Fatal("no struct list_head")
 	}
-	// Member 1 (prev): its offset word is the third of its three.
-	at := int(h.hdrLen+h.typeOff+tb.types[id].off) + btfTypeSize + 1*12 + 8
-	if got := h.order.Uint32(data[at:]); got != 64 {
+	// The type's words, found in the little-endian file: its header, then
+	// member 0 (next), then member 1 (prev), whose offset word is its third.
+	var pattern []byte
+	for _, w := range listHead {
+		pattern = binary.LittleEndian.AppendUint32(pattern, w)
+	}
+	at := bytes.Index(data, pattern)
+	if at < 0 || bytes.Contains(data[at+1:], pattern) {
+		t.Fatalf("list_head's words found at %d, want once", at)
+	}
+	at += 12 + 12 + 8
+	le := binary.LittleEndian
+	if got := le.Uint32(data[at:]); got != 64 {
 		t.Fatalf("list_head.prev offset reads %d, want 64", got)
 	}
 	mutated := append([]byte(nil), data...)
-	h.order.PutUint32(mutated[at:], 96)
+	le.PutUint32(mutated[at:], 96)
 	m, err := FromBytes("mutated", mutated, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -267,8 +277,8 @@ func TestBigEndianReference(t *testing.T) {
 	path := corpus.ReferenceFile(t, "amd64.default.btf")
 	le := readFile(t, path)
 	be := toBigEndian(t, le)
-	if h, err := parseHeader(be); err != nil || h.order != binary.BigEndian {
-		t.Fatalf("converted blob: %v, order %v", err, h.order)
+	if bt, err := btf.Parse(be, nil); err != nil || bt.SourceByteOrder() != binary.BigEndian {
+		t.Fatalf("converted blob: %v", err)
 	}
 	a, err := FromBytes("le", le, nil)
 	if err != nil {

@@ -32,21 +32,21 @@ func TestDecodeRejectsMalformed(t *testing.T) {
 		{"bad magic", patch(func(d []byte) { d[0] = 0 }), "bad magic"},
 		{"version 2", patch(func(d []byte) { d[2] = 2 }), "version 2"},
 		{"flags", patch(func(d []byte) { d[3] = 1 }), "flags"},
-		{"hdr_len below 24", patch(func(d []byte) { le.PutUint32(d[4:], 20) }), "below the minimum"},
-		{"hdr_len past end", patch(func(d []byte) { le.PutUint32(d[4:], 1<<30) }), "exceeds"},
-		{"unknown header field", patch(func(d []byte) { le.PutUint32(d[4:], 36) }), "non-zero bytes"},
+		{"hdr_len below 24", patch(func(d []byte) { le.PutUint32(d[4:], 20) }), "header length 20 outside"},
+		{"hdr_len past end", patch(func(d []byte) { le.PutUint32(d[4:], 1<<30) }), "header length 1073741824 outside"},
+		{"unknown header field", patch(func(d []byte) { le.PutUint32(d[4:], 36) }), "unknown non-zero header data"},
 		{"types past end", patch(func(d []byte) { le.PutUint32(d[12:], 1<<20) }), "type section"},
 		{"strings past end", patch(func(d []byte) { le.PutUint32(d[20:], 1<<20) }), "string section"},
 		{"offset overflow", patch(func(d []byte) { le.PutUint32(d[16:], 0xffffffff) }), "string section"},
 		{"layout past end", patch(func(d []byte) { le.PutUint32(d[28:], 1<<20) }), "layout section"},
-		{"misaligned types", patch(func(d []byte) { le.PutUint32(d[8:], 1) }), "aligned"},
+		{"misaligned types", patch(func(d []byte) { le.PutUint32(d[8:], 1) }), "type section [1, +"},
 		{"strings not terminated", patch(func(d []byte) { d[len(d)-1] = 'x' }), "NUL"},
-		{"strings not starting empty", patch(func(d []byte) { d[32+typeLen] = 'x' }), "empty string"},
+		{"strings not starting empty", patch(func(d []byte) { d[32+typeLen] = 'x' }), "does not start with NUL"},
 		{"unknown kind", patch(func(d []byte) { le.PutUint32(d[32+4:], 25<<24) }), "unknown kind 25"},
 		{"kind 0", patch(func(d []byte) { le.PutUint32(d[32+4:], 0) }), "unknown kind 0"},
-		{"name offset", patch(func(d []byte) { le.PutUint32(d[32:], 1<<24) }), "name offset"},
+		{"name offset", patch(func(d []byte) { le.PutUint32(d[32:], 1<<24) }), "type 1: INT: string offset 16777216"},
 		// Types 1-4 are INTs of 16 bytes; type 5, a PTR, starts at 64.
-		{"type id", patch(func(d []byte) { le.PutUint32(d[32+64+8:], 9999) }), "refers to type 9999"},
+		{"type id", patch(func(d []byte) { le.PutUint32(d[32+64+8:], 9999) }), "type 5: PTR: refers to type 9999"},
 		{"vlen past end", patch(func(d []byte) { le.PutUint32(d[32+64+4:], uint32(btf.KindStruct)<<24|0xffff) }), "needs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -69,6 +69,9 @@ func TestDecodeErrorSaysWhere(t *testing.T) {
 	}
 	if de.Name != "blob" || de.Offset != 64 {
 		t.Errorf("DecodeError at %s+%d, want blob+64: %v", de.Name, de.Offset, err)
+	}
+	if want := "blob: btf: offset 0x40: type 3: unknown kind 31"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 }
 

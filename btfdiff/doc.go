@@ -13,9 +13,12 @@
 //
 // Input is raw BTF (base or split, either byte order, with the 24-byte or the
 // 32-byte header of current libbpf) or an ELF file holding a .BTF section,
-// read through loader/elffile.
-// btfdiff has its own validating decoder: cilium/ebpf's loader folds decl
-// tags into their targets, merges ENUM64 into ENUM and drops INT bit offsets
-// and tag kind flags, all of which a content comparison must see. The format
-// is specified in the kernel's Documentation/bpf/btf.rst.
+// read through loader/elffile. The BTF is decoded by btf.ParseLenient, with
+// btf's kind table: it checks all that reading the types depends on and
+// lets through what the kernel refuses only on meaning (reserved info bits,
+// a FUNC not on a FUNC_PROTO, a FWD with a type word), which keys then show,
+// so that a diff describes such BTF rather than failing. Keys are rendered
+// from the raw words, not from cilium/ebpf's types, which fold decl tags
+// into their targets, merge ENUM64 into ENUM and drop INT bit offsets and
+// tag kind flags, all of which a content comparison must see.
 package btfdiff

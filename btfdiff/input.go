@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/internal/inputs"
 	"github.com/btfgate/btfgate/loader/elffile"
 )
@@ -18,64 +19,97 @@ const elfMagic = "\x7fELF"
 // ELF) that the split BTF in path extends; an ELF file with a .BTF.base
 // section (distilled base) uses that when basePath is "".
 func Load(path, basePath string) (*Set, error) {
-	btf, distilled, err := readBTF(path)
+	var b *blob
+	err := withBTF(path, func(raw, distilled []byte) error {
+		var base *blob
+		switch {
+		case basePath != "":
+			err := withBTF(basePath, func(raw, _ []byte) (err error) {
+				base, err = parseBlob(basePath, raw, nil)
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("base of %s: %w", path, err)
+			}
+		case distilled != nil:
+			var err error
+			if base, err = parseBlob(path+"(.BTF.base)", distilled, nil); err != nil {
+				return err
+			}
+		}
+		var err error
+		b, err = parseBlob(path, raw, base)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	var base *table
-	switch {
-	case basePath != "":
-		raw, _, err := readBTF(basePath)
-		if err != nil {
-			return nil, fmt.Errorf("base of %s: %w", path, err)
-		}
-		if base, err = decode(basePath, raw, nil); err != nil {
-			return nil, fmt.Errorf("base of %s: %w", path, err)
-		}
-	case distilled != nil:
-		if base, err = decode(path+"(.BTF.base)", distilled, nil); err != nil {
-			return nil, err
-		}
-	}
-	return newSetFromRaw(path, basePath, btf, base)
+	return newSetOf(path, basePath, b)
 }
 
 // FromBytes is Load for data held in memory: data is raw BTF or an ELF
 // image, base is nil for base BTF or the raw BTF or ELF image of the base.
 // name labels the input in errors and reports.
 func FromBytes(name string, data, base []byte) (*Set, error) {
-	btf, distilled, err := extractBTF(name, data)
+	raw, distilled, err := extractBTF(name, data)
 	if err != nil {
 		return nil, err
 	}
-	var bt *table
+	var bb *blob
+	baseName := ""
 	switch {
 	case base != nil:
-		raw, _, err := extractBTF(name+" base", base)
+		baseName = name + " base"
+		braw, _, err := extractBTF(baseName, base)
 		if err != nil {
 			return nil, err
 		}
-		if bt, err = decode(name+" base", raw, nil); err != nil {
+		if bb, err = parseBlob(baseName, braw, nil); err != nil {
 			return nil, err
 		}
 	case distilled != nil:
-		if bt, err = decode(name+"(.BTF.base)", distilled, nil); err != nil {
+		baseName = name + "(.BTF.base)"
+		if bb, err = parseBlob(baseName, distilled, nil); err != nil {
 			return nil, err
 		}
 	}
-	baseName := ""
-	if bt != nil {
-		baseName = bt.name
-	}
-	return newSetFromRaw(name, baseName, btf, bt)
-}
-
-func newSetFromRaw(name, baseName string, raw []byte, base *table) (*Set, error) {
-	t, err := decode(name, raw, base)
+	b, err := parseBlob(name, raw, bb)
 	if err != nil {
 		return nil, err
 	}
-	s, err := newSet(t)
+	return newSetOf(name, baseName, b)
+}
+
+// blob is the BTF of one input as btf.ParseLenient reads it: everything
+// reading it depends on is checked, and what the kernel refuses only on
+// meaning (reserved info bits, a FUNC not on a FUNC_PROTO, a FWD with a
+// type) passes, so that a diff describes such BTF too.
+type blob struct {
+	types *btf.Types
+	size  int64 // bytes of raw BTF read, the base's included
+}
+
+// parseBlob reads the raw BTF data of the input name; base is nil for base
+// BTF. Errors are *DecodeError.
+func parseBlob(name string, data []byte, base *blob) (*blob, error) {
+	var bt *btf.Types
+	size := int64(len(data))
+	if base != nil {
+		bt, size = base.types, size+base.size
+	}
+	t, err := btf.ParseLenient(data, bt)
+	if err != nil {
+		de := &DecodeError{Name: name, Err: err}
+		if pe := (*btf.ParseError)(nil); errors.As(err, &pe) {
+			de.Offset = int64(pe.Offset)
+		}
+		return nil, de
+	}
+	return &blob{types: t, size: size}, nil
+}
+
+func newSetOf(name, baseName string, b *blob) (*Set, error) {
+	s, err := newSet(b.types, b.size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -83,31 +117,36 @@ func newSetFromRaw(name, baseName string, raw []byte, base *table) (*Set, error)
 	return s, nil
 }
 
-// readBTF returns the BTF blob in path, and the .BTF.base section when
-// path is an ELF file that has one. An ELF file is mapped, not read whole.
-func readBTF(path string) (btf, distilled []byte, err error) {
+// withBTF calls fn with the BTF blob in path, and the .BTF.base section when
+// path is an ELF file that has one. An ELF file is mapped, not read whole;
+// fn must not keep the slices (btf.ParseLenient copies what it keeps).
+func withBTF(path string, fn func(raw, distilled []byte) error) error {
 	f, err := inputs.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	defer f.Close()
 	var magic [4]byte
 	if _, err := f.ReadAt(magic[:], 0); err != nil && err != io.EOF {
-		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+		return fmt.Errorf("read %s: %w", path, err)
 	}
 	if string(magic[:]) != elfMagic {
 		data, err := io.ReadAll(f)
 		if err != nil {
-			return nil, nil, fmt.Errorf("read %s: %w", path, err)
+			return fmt.Errorf("read %s: %w", path, err)
 		}
-		return data, nil, nil
+		return fn(data, nil)
 	}
 	ef, err := elffile.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	defer ef.Close()
-	return elfBTF(ef)
+	raw, distilled, err := elfBTF(ef)
+	if err != nil {
+		return err
+	}
+	return fn(raw, distilled)
 }
 
 // extractBTF returns data if it is raw BTF, or its .BTF (and .BTF.base)
@@ -123,7 +162,8 @@ func extractBTF(name string, data []byte) (btf, distilled []byte, err error) {
 	return elfBTF(ef)
 }
 
-// elfBTF returns copies of the .BTF and .BTF.base sections of f.
+// elfBTF returns the .BTF and .BTF.base sections of f, valid until f is
+// closed.
 func elfBTF(f *elffile.File) (btf, distilled []byte, err error) {
 	sec := f.Section(".BTF")
 	if sec == nil {
@@ -151,5 +191,5 @@ func sectionData(f *elffile.File, sec *elffile.Section) ([]byte, error) {
 	if len(data) == 0 {
 		return nil, errors.New(f.Path + ": section " + sec.Name + " is empty")
 	}
-	return bytes.Clone(data), nil
+	return data, nil
 }

@@ -16,12 +16,25 @@ const (
 	budgetFactor = 64       // plus this many per byte of type section
 )
 
+// refByName reports whether a reference to a type of kind k that has a name
+// is written as kind and name instead of being expanded. FUNC, VAR and
+// DATASEC are included: a DATASEC entry or a decl tag points at them, and
+// they are compared on their own.
+func refByName(k Kind) bool {
+	switch k {
+	case btf.KindInt, btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64, btf.KindFwd,
+		btf.KindTypedef, btf.KindFloat, btf.KindFunc, btf.KindVar, btf.KindDatasec:
+		return true
+	}
+	return false
+}
+
 // renderer writes canonical content keys. Expansions of anonymous types are
 // cached by id unless they took part in a reference cycle: a cycle is
 // written as "<cycle^N>", N frames up, which depends on where the walk
 // entered it, so such renderings are redone each time.
 type renderer struct {
-	t       *table
+	t       *btf.Types
 	memo    []string
 	memoFP  []fingerprint
 	onStack []int32  // 1-based stack position while a type is being expanded
@@ -32,13 +45,16 @@ type renderer struct {
 	err     error
 }
 
-func newRenderer(t *table) *renderer {
+// newRenderer returns a renderer for the types of t and its base, read
+// from size bytes of BTF (which set the key budget).
+func newRenderer(t *btf.Types, size int64) *renderer {
+	n := int(t.NextID())
 	return &renderer{
 		t:       t,
-		memo:    make([]string, len(t.types)),
-		memoFP:  make([]fingerprint, len(t.types)),
-		onStack: make([]int32, len(t.types)),
-		budget:  budgetFixed + budgetFactor*int64(len(t.words)+3*len(t.types))*4,
+		memo:    make([]string, n),
+		memoFP:  make([]fingerprint, n),
+		onStack: make([]int32, n),
+		budget:  budgetFixed + budgetFactor*size,
 	}
 }
 
@@ -53,9 +69,8 @@ func (r *renderer) scratch() []byte {
 // key returns the content key of type id and its fingerprint, or an error
 // when the input is too deeply nested or its keys would exceed the memory
 // budget.
-func (r *renderer) key(id uint32) (string, fingerprint, error) {
-	rt := &r.t.types[id]
-	if !r.byName(rt) {
+func (r *renderer) key(id btf.TypeID) (string, fingerprint, error) {
+	if !r.byName(r.t.Type(id)) {
 		s, cyclic := r.expand(id)
 		if r.err != nil {
 			return "", fingerprint{}, r.err
@@ -80,20 +95,22 @@ func (r *renderer) charge(n int) {
 	}
 }
 
-// byName reports whether references to rt are written as kind and name.
-func (r *renderer) byName(rt *rawType) bool {
-	return rt.name != 0 && refByName(rt.kind()) && r.t.strs.lookup(rt.name) != ""
+// byName reports whether references to ty are written as kind and name.
+func (r *renderer) byName(ty btf.Type) bool {
+	return ty.NameOff() != 0 && refByName(ty.Kind()) && r.name(ty.NameOff()) != ""
 }
+
+// name returns the string at offset off.
+func (r *renderer) name(off uint32) string { return r.t.Strings.String(off) }
 
 // appendRef appends the reference form of type id: "void", kind and name,
 // or the expansion. cyclic reports whether the expansion met a cycle.
-func (r *renderer) appendRef(buf []byte, id uint32) (out []byte, cyclic bool) {
+func (r *renderer) appendRef(buf []byte, id btf.TypeID) (out []byte, cyclic bool) {
 	if id == 0 {
 		return append(buf, "void"...), false
 	}
-	rt := &r.t.types[id]
-	if r.byName(rt) {
-		return r.appendNameRef(buf, rt), false
+	if ty := r.t.Type(id); r.byName(ty) {
+		return r.appendNameRef(buf, ty), false
 	}
 	s, cyclic := r.expand(id)
 	// An expansion is charged each time it is copied into another key, so
@@ -105,24 +122,24 @@ func (r *renderer) appendRef(buf []byte, id uint32) (out []byte, cyclic bool) {
 	return append(buf, s...), cyclic
 }
 
-func (r *renderer) appendNameRef(buf []byte, rt *rawType) []byte {
-	buf = append(buf, rt.kind().String()...)
-	if rt.kind() == btf.KindFwd {
-		buf = append(buf, fwdFlavour(rt)...)
+func (r *renderer) appendNameRef(buf []byte, ty btf.Type) []byte {
+	buf = append(buf, ty.Kind().String()...)
+	if ty.Kind() == btf.KindFwd {
+		buf = append(buf, fwdFlavour(ty)...)
 	}
 	buf = append(buf, ' ')
-	return appendName(buf, r.t.strs.lookup(rt.name))
+	return appendName(buf, r.name(ty.NameOff()))
 }
 
-func fwdFlavour(rt *rawType) string {
-	if rt.kflag() {
+func fwdFlavour(ty btf.Type) string {
+	if ty.KindFlag() {
 		return " union"
 	}
 	return " struct"
 }
 
 // expand returns the content of type id for use inside another key.
-func (r *renderer) expand(id uint32) (string, bool) {
+func (r *renderer) expand(id btf.TypeID) (string, bool) {
 	if s := r.memo[id]; s != "" {
 		return s, false
 	}
@@ -152,13 +169,13 @@ func (r *renderer) expand(id uint32) (string, bool) {
 }
 
 // appendContent appends the full content of type id.
-func (r *renderer) appendContent(buf []byte, id uint32) ([]byte, bool) {
-	rt := &r.t.types[id]
-	k := rt.kind()
-	w := r.t.extraOf(rt)
-	name := r.t.strs.lookup(rt.name)
+func (r *renderer) appendContent(buf []byte, id btf.TypeID) ([]byte, bool) {
+	ty := r.t.Type(id)
+	k := ty.Kind()
+	name := r.name(ty.NameOff())
+	vlen := ty.Vlen()
 	cyc := false
-	ref := func(id uint32) {
+	ref := func(id btf.TypeID) {
 		var c bool
 		buf, c = r.appendRef(buf, id)
 		cyc = cyc || c
@@ -166,142 +183,134 @@ func (r *renderer) appendContent(buf []byte, id uint32) ([]byte, bool) {
 	buf = append(buf, k.String()...)
 	switch k {
 	case btf.KindFwd:
-		buf = appendNamed(append(buf, fwdFlavour(rt)...), name)
+		buf = appendNamed(append(buf, fwdFlavour(ty)...), name)
 	case btf.KindTypeTag, btf.KindDeclTag:
-		if rt.kflag() {
+		if ty.KindFlag() {
 			buf = append(buf, " attr"...)
 		}
 		buf = strconv.AppendQuote(append(buf, ' '), name)
 	default:
 		buf = appendNamed(buf, name)
 	}
-	buf = appendStray(buf, rt)
+	buf = appendStray(buf, ty)
 	switch k {
 	case btf.KindInt:
-		buf = appendUint(append(buf, " size="...), uint64(rt.st))
+		enc, off, bits := ty.Int()
+		buf = appendUint(append(buf, " size="...), uint64(ty.Size()))
 		buf = append(buf, " enc="...)
-		buf = appendIntEncoding(buf, w[0]>>24&0xf)
-		buf = appendUint(append(buf, " off="...), uint64(w[0]>>16&0xff))
-		buf = appendUint(append(buf, " bits="...), uint64(w[0]&0xff))
-		if extra := w[0] & 0xf000ff00; extra != 0 {
+		buf = appendIntEncoding(buf, uint32(enc))
+		buf = appendUint(append(buf, " off="...), uint64(off))
+		buf = appendUint(append(buf, " bits="...), uint64(bits))
+		if extra := ty.IntReserved(); extra != 0 {
 			buf = append(buf, " reserved=0x"...)
 			buf = strconv.AppendUint(buf, uint64(extra), 16)
 		}
 	case btf.KindFloat:
-		buf = appendUint(append(buf, " size="...), uint64(rt.st))
+		buf = appendUint(append(buf, " size="...), uint64(ty.Size()))
 	case btf.KindPtr, btf.KindTypedef:
 		buf = append(buf, " -> "...)
-		ref(rt.st)
+		ref(ty.Ref())
 	case btf.KindVolatile, btf.KindConst, btf.KindRestrict:
 		buf = append(buf, '(')
-		ref(rt.st)
+		ref(ty.Ref())
 		buf = append(buf, ')')
 	case btf.KindTypeTag, btf.KindDeclTag:
 		if k == btf.KindDeclTag {
 			buf = append(buf, " idx="...)
-			buf = strconv.AppendInt(buf, int64(int32(w[0])), 10)
+			buf = strconv.AppendInt(buf, int64(ty.ComponentIdx()), 10)
 		}
 		buf = append(buf, " -> "...)
-		ref(rt.st)
+		ref(ty.Ref())
 	case btf.KindArray:
-		buf = appendUint(append(buf, '['), uint64(w[2]))
+		elem, index, n := ty.Array()
+		buf = appendUint(append(buf, '['), uint64(n))
 		buf = append(buf, "]("...)
-		ref(w[0])
+		ref(elem)
 		buf = append(buf, "; index "...)
-		ref(w[1])
+		ref(index)
 		buf = append(buf, ')')
 	case btf.KindStruct, btf.KindUnion:
-		buf = appendUint(append(buf, " size="...), uint64(rt.st))
-		if rt.kflag() {
+		buf = appendUint(append(buf, " size="...), uint64(ty.Size()))
+		if ty.KindFlag() {
 			buf = append(buf, " bitfields"...)
 		}
 		buf = append(buf, " {"...)
-		for i := 0; i+2 < len(w); i += 3 {
+		for i := range vlen {
 			if i > 0 {
 				buf = append(buf, ", "...)
 			}
-			if n := r.t.strs.lookup(w[i]); n != "" {
+			m := ty.Member(i)
+			if n := r.name(m.Name); n != "" {
 				buf = append(appendName(buf, n), ": "...)
 			}
-			ref(w[i+1])
-			off := w[i+2]
-			if rt.kflag() {
-				buf = appendUint(append(buf, " @"...), uint64(off&0xffffff))
-				if bits := off >> 24; bits != 0 {
-					buf = appendUint(append(buf, ':'), uint64(bits))
-				}
-			} else {
-				buf = appendUint(append(buf, " @"...), uint64(off))
+			ref(m.Type)
+			buf = appendUint(append(buf, " @"...), uint64(m.BitOffset))
+			if m.BitfieldSize != 0 {
+				buf = appendUint(append(buf, ':'), uint64(m.BitfieldSize))
 			}
 		}
 		buf = append(buf, '}')
 	case btf.KindEnum, btf.KindEnum64:
-		buf = appendUint(append(buf, " size="...), uint64(rt.st))
-		signed := rt.kflag()
+		buf = appendUint(append(buf, " size="...), uint64(ty.Size()))
+		signed := ty.KindFlag()
 		if signed {
 			buf = append(buf, " signed {"...)
 		} else {
 			buf = append(buf, " unsigned {"...)
 		}
-		step := 2
-		if k == btf.KindEnum64 {
-			step = 3
-		}
-		for i := 0; i+step-1 < len(w); i += step {
+		for i := range vlen {
 			if i > 0 {
 				buf = append(buf, ", "...)
 			}
-			buf = append(appendName(buf, r.t.strs.lookup(w[i])), '=')
-			switch {
-			case k == btf.KindEnum && signed:
-				buf = strconv.AppendInt(buf, int64(int32(w[i+1])), 10)
-			case k == btf.KindEnum:
-				buf = appendUint(buf, uint64(w[i+1]))
-			case signed:
-				buf = strconv.AppendInt(buf, int64(uint64(w[i+2])<<32|uint64(w[i+1])), 10)
-			default:
-				buf = appendUint(buf, uint64(w[i+2])<<32|uint64(w[i+1]))
+			v := ty.EnumValue(i)
+			buf = append(appendName(buf, r.name(v.Name)), '=')
+			if signed {
+				buf = strconv.AppendInt(buf, v.Value, 10)
+			} else {
+				buf = appendUint(buf, uint64(v.Value))
 			}
 		}
 		buf = append(buf, '}')
 	case btf.KindFunc:
-		buf = appendLinkage(buf, rt.vlen(), "static", "global", "extern")
+		buf = appendLinkage(buf, ty.Linkage(), "static", "global", "extern")
 		buf = append(buf, " -> "...)
-		ref(rt.st)
+		ref(ty.Ref())
 	case btf.KindFuncProto:
 		buf = append(buf, '(')
-		ref(rt.st)
-		for i := 0; i+1 < len(w); i += 2 {
+		ref(ty.Ref())
+		for i := range vlen {
 			if i == 0 {
 				buf = append(buf, "; "...)
 			} else {
 				buf = append(buf, ", "...)
 			}
-			n := r.t.strs.lookup(w[i])
-			if n == "" && w[i+1] == 0 {
+			p := ty.Param(i)
+			n := r.name(p.Name)
+			if n == "" && p.Type == 0 {
 				buf = append(buf, "..."...)
 				continue
 			}
 			if n != "" {
 				buf = append(appendName(buf, n), ": "...)
 			}
-			ref(w[i+1])
+			ref(p.Type)
 		}
 		buf = append(buf, ')')
 	case btf.KindVar:
-		buf = appendLinkage(buf, w[0], "static", "global", "extern")
+		buf = appendLinkage(buf, ty.Linkage(), "static", "global", "extern")
 		buf = append(buf, " -> "...)
-		ref(rt.st)
+		ref(ty.Ref())
 	case btf.KindDatasec:
-		buf = appendUint(append(buf, " size="...), uint64(rt.st))
+		buf = appendUint(append(buf, " size="...), uint64(ty.Size()))
 		buf = append(buf, " {"...)
-		for i := 0; i+2 < len(w); i += 3 {
+		for i := range vlen {
 			if i > 0 {
 				buf = append(buf, ", "...)
 			}
-			ref(w[i])
-			buf = appendUint(append(buf, " @"...), uint64(w[i+1]))
-			buf = appendUint(append(buf, " size="...), uint64(w[i+2]))
+			e := ty.Secinfo(i)
+			ref(e.Type)
+			buf = appendUint(append(buf, " @"...), uint64(e.Offset))
+			buf = appendUint(append(buf, " size="...), uint64(e.Size))
 		}
 		buf = append(buf, '}')
 	}
@@ -380,30 +389,30 @@ func appendLinkage(buf []byte, l uint32, names ...string) []byte {
 }
 
 // appendStray records kind_flag, vlen and size/type on kinds that give them
-// no meaning (they are zero in valid BTF), so that nothing BTF carries is
-// lost from the key.
-func appendStray(buf []byte, rt *rawType) []byte {
-	k := rt.kind()
+// no meaning (they are zero in valid BTF), and reserved bits of the info
+// word, so that nothing BTF carries is lost from the key.
+func appendStray(buf []byte, ty btf.Type) []byte {
+	k := ty.Kind()
 	switch k {
 	case btf.KindStruct, btf.KindUnion, btf.KindFwd, btf.KindEnum, btf.KindEnum64, btf.KindDeclTag, btf.KindTypeTag:
 	default:
-		if rt.kflag() {
+		if ty.KindFlag() {
 			buf = append(buf, " kflag"...)
 		}
 	}
 	switch k {
 	case btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64, btf.KindFuncProto, btf.KindDatasec, btf.KindFunc:
 	default:
-		if v := rt.vlen(); v != 0 {
+		if v := ty.Vlen(); v != 0 {
 			buf = appendUint(append(buf, " vlen="...), uint64(v))
 		}
 	}
-	if (k == btf.KindFwd || k == btf.KindArray) && rt.st != 0 {
-		buf = appendUint(append(buf, " sizetype="...), uint64(rt.st))
+	if (k == btf.KindFwd || k == btf.KindArray) && ty.Size() != 0 {
+		buf = appendUint(append(buf, " sizetype="...), uint64(ty.Size()))
 	}
-	if rt.info&0x60ff0000 != 0 {
+	if ty.InfoReserved() != 0 {
 		buf = append(buf, " info=0x"...)
-		buf = strconv.AppendUint(buf, uint64(rt.info), 16)
+		buf = strconv.AppendUint(buf, uint64(ty.Info()), 16)
 	}
 	return buf
 }

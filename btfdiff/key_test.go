@@ -65,13 +65,9 @@ func everyKind() (*testBTF, map[uint32]string) {
 func TestKeyEveryKind(t *testing.T) {
 	b, want := everyKind()
 	for _, order := range []byteOrder{binary.LittleEndian, binary.BigEndian} {
-		tb, err := decode("test", b.bytes(order, 32), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := newRenderer(tb)
+		r := testRenderer(t, b.bytes(order, 32))
 		for id := uint32(1); id <= b.n; id++ {
-			got, fp, err := r.key(id)
+			got, fp, err := r.key(btf.TypeID(id))
 			if err != nil {
 				t.Fatalf("%v: type %d: %v", order, id, err)
 			}
@@ -119,6 +115,29 @@ func TestSetIndexesNamedTypes(t *testing.T) {
 	}
 	if got := s.Multiplicity("PTR -> INT int"); got != 1 {
 		t.Errorf("Multiplicity(PTR -> INT int) = %d, want 1", got)
+	}
+}
+
+// BTF the kernel refuses on meaning is described, every stray bit in its
+// key: reserved bits of the info word and of an INT's word, a FUNC on a
+// PTR, a FWD with a type word.
+func TestKeyKeepsWhatTheKernelRefuses(t *testing.T) {
+	b := newTestBTF()
+	want := map[uint32]string{}
+	add := func(key string, words ...uint32) {
+		b.words = append(b.words, words...)
+		b.n++
+		want[b.n] = key
+	}
+	add("PTR info=0x22050000 -> void", 0, uint32(btf.KindPtr)<<24|0x20050000, 0)
+	add("FUNC f global -> PTR info=0x22050000 -> void", b.str("f"), uint32(btf.KindFunc)<<24|1, 1)
+	add("FWD struct s sizetype=2", b.str("s"), uint32(btf.KindFwd)<<24, 2)
+	add("INT i size=4 enc=signed off=0 bits=32 reserved=0x10000100", b.str("i"), uint32(btf.KindInt)<<24, 4, 0x11000120)
+	r := testRenderer(t, b.bytes(binary.LittleEndian, 32))
+	for id := uint32(1); id <= b.n; id++ {
+		if got, _, err := r.key(btf.TypeID(id)); err != nil || got != want[id] {
+			t.Errorf("type %d: %q, %v; want %q", id, got, err, want[id])
+		}
 	}
 }
 
@@ -174,19 +193,16 @@ func TestKeyCycles(t *testing.T) {
 	b.add(btf.KindPtr, "", false, 0, 1)
 	b.add(btf.KindPtr, "", false, 0, 3)
 	b.add(btf.KindStruct, "s", false, 1, 8, b.str("m"), 1, 0)
-	tb, err := decode("cycle", b.bytes(binary.LittleEndian, 24), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[uint32]string{
+	raw := b.bytes(binary.LittleEndian, 24)
+	want := map[btf.TypeID]string{
 		1: "PTR -> PTR -> <cycle^2>",
 		2: "PTR -> PTR -> <cycle^2>",
 		3: "PTR -> <cycle^1>",
 		4: "STRUCT s size=8 {m: PTR -> PTR -> <cycle^2> @0}",
 	}
 	// Entering the cycle at either type, in either order, gives the same keys.
-	for _, order := range [][]uint32{{1, 2, 3, 4}, {4, 2, 1, 3}} {
-		r := newRenderer(tb)
+	for _, order := range [][]btf.TypeID{{1, 2, 3, 4}, {4, 2, 1, 3}} {
+		r := testRenderer(t, raw)
 		for _, id := range order {
 			got, _, err := r.key(id)
 			if err != nil {
@@ -225,16 +241,23 @@ func TestKeyLimits(t *testing.T) {
 		p := b.n
 		b.add(btf.KindFuncProto, "", false, 2, p, 0, p, 0, p)
 	}
-	tb, err := decode("wide", b.bytes(binary.LittleEndian, 24), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newRenderer(tb)
+	r := testRenderer(t, b.bytes(binary.LittleEndian, 24))
 	r.budget = 1 << 20
-	for id := uint32(1); id <= b.n && err == nil; id++ {
+	err = nil
+	for id := btf.TypeID(1); id <= btf.TypeID(b.n) && err == nil; id++ {
 		_, _, err = r.key(id)
 	}
 	if err == nil || !strings.Contains(err.Error(), "exceed") {
 		t.Errorf("doubling keys: err = %v, want the budget error", err)
 	}
+}
+
+// testRenderer returns a renderer for raw base BTF.
+func testRenderer(t *testing.T, raw []byte) *renderer {
+	t.Helper()
+	b, err := parseBlob("test", raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newRenderer(b.types, b.size)
 }

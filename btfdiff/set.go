@@ -45,38 +45,56 @@ func entityFingerprint(k Kind, name string) fingerprint {
 	return fingerprintOf([]byte(k.String() + "\x00" + name))
 }
 
-// newSet renders the key of every type that t's own blob defines.
-func newSet(t *table) (*Set, error) {
-	n := len(t.types) - int(t.first)
+// Kind is a BTF type kind: btf's, whose names (MarshalText) reports carry.
+type Kind = btf.Kind
+
+// indexed reports whether types of kind k that have a name are indexed by
+// name and reported as named types (functions and variables have their own
+// groups).
+func indexed(k Kind) bool {
+	switch k {
+	case btf.KindInt, btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64, btf.KindFwd,
+		btf.KindTypedef, btf.KindFloat, btf.KindDatasec:
+		return true
+	}
+	return false
+}
+
+// newSet renders the key of every own type of t (read from size bytes of
+// BTF, its base's included).
+func newSet(t *btf.Types, size int64) (*Set, error) {
+	n := t.Len()
 	s := &Set{
 		keys:     make([]keyInfo, 0, n),
 		keyIndex: make(map[fingerprint]int32, n),
 		entIndex: make(map[fingerprint]int32, n/2),
 	}
-	r := newRenderer(t)
-	for id := t.first; id < uint32(len(t.types)); id++ {
+	r := newRenderer(t, size)
+	for id := t.FirstID(); id < t.NextID(); id++ {
 		key, fp, err := r.key(id)
 		if err != nil {
 			return nil, err
 		}
-		rt := &t.types[id]
-		k := rt.kind()
+		ty := t.Type(id)
+		k := ty.Kind()
 		s.counts[k]++
 		s.total++
-		if i, ok := s.keyIndex[fp]; ok {
-			s.keys[i].count++
+		ki, ok := s.keyIndex[fp]
+		if ok {
+			s.keys[ki].count++
 		} else {
-			s.keyIndex[fp] = int32(len(s.keys))
+			ki = int32(len(s.keys))
+			s.keyIndex[fp] = ki
 			s.keys = append(s.keys, keyInfo{fp: fp, key: key, kind: k, count: 1})
 		}
 		if k != btf.KindFunc && k != btf.KindVar && !indexed(k) {
 			continue
 		}
-		name := t.strs.lookup(rt.name)
+		name := t.Strings.String(ty.NameOff())
 		if name == "" {
 			continue
 		}
-		s.keys[s.keyIndex[fp]].name = name
+		s.keys[ki].name = name
 		efp := entityFingerprint(k, name)
 		if i, ok := s.entIndex[efp]; ok {
 			s.entities[i].keys = append(s.entities[i].keys, fp)
