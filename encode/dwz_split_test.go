@@ -69,32 +69,49 @@ func reportEqual(rep *btfdiff.Report) bool {
 	return true
 }
 
+// dwzPrograms are the dwz'd programs of testdata/fixtures/dwz and the
+// same programs before dwz.
+func dwzPrograms() map[string]string {
+	m := map[string]string{
+		// gcc, after dwz -m and after dwz -5 -m.
+		"one-dwz.exe": "one.exe", "one-dwz5.exe": "one.exe", "two-dwz.exe": "two.exe", "two-dwz5.exe": "two.exe",
+		// clang-19 (DWARF 4), after dwz -m and after dwz alone.
+		"one.clang19-dwz.exe": "one.clang19.exe", "two.clang19-dwz.exe": "two.clang19.exe",
+		"one.clang19-dwzsingle.exe": "one.clang19.exe",
+	}
+	return m
+}
+
 // TestDwzFixturesEqualPlain: each program after dwz -m (GNU forms and
-// .gnu_debugaltlink) and dwz -5 -m (DWARF 5 forms and .debug_sup), read
-// with the supplementary file its link names, gives the BTF of the program
-// before dwz by content, which is the reference pahole's for that program.
-// The bytes differ in type order: dwz moved the shared types into
-// partial units that come first.
+// .gnu_debugaltlink), dwz -5 -m (DWARF 5 forms and .debug_sup) or dwz
+// alone (partial units in the program), read with the supplementary file
+// its link names, gives the BTF of the program before dwz, byte for byte
+// and with -j1 as with -j2, whose content is the reference pahole's for
+// that program: each compile unit is read with the partial units it
+// needs, each taken in after the DIE that first refers into it, which is
+// where dwz took the DIEs from in these programs.
 func TestDwzFixturesEqualPlain(t *testing.T) {
-	for _, prog := range []string{"one", "two"} {
-		for _, variant := range []string{"-dwz", "-dwz5"} {
-			for name, set := range ltoFeatureSets() {
-				t.Run(prog+variant+"/"+name, func(t *testing.T) {
-					opts := Options{Features: set, Jobs: 2}
-					raw := encodeRaw(t, filepath.Join(dwzDir, prog+variant+".exe"), opts)
-					plain := encodeRaw(t, filepath.Join(dwzDir, prog+".exe"), opts)
-					ref := filepath.Join(dwzDir, "expected", prog+".exe."+name+".btf")
-					if rep := compareRaw(t, ref, raw); !reportEqual(rep) {
-						t.Errorf("differs from pahole's BTF of %s.exe: %+v", prog, rep.Kinds)
-					}
-					if rep := compareRaw(t, ref, plain); !reportEqual(rep) {
-						t.Errorf("%s.exe: differs from pahole's: %+v", prog, rep.Kinds)
-					}
-					if len(raw) != len(plain) {
-						t.Errorf("%d bytes, %d without dwz", len(raw), len(plain))
-					}
-				})
-			}
+	for prog, plainProg := range dwzPrograms() {
+		for name, set := range ltoFeatureSets() {
+			t.Run(prog+"/"+name, func(t *testing.T) {
+				opts := Options{Features: set, Jobs: 2}
+				raw := encodeRaw(t, filepath.Join(dwzDir, prog), opts)
+				plain := encodeRaw(t, filepath.Join(dwzDir, plainProg), opts)
+				ref := filepath.Join(dwzDir, "expected", plainProg+"."+name+".btf")
+				if rep := compareRaw(t, ref, raw); !reportEqual(rep) {
+					t.Errorf("differs from pahole's BTF of %s: %+v", plainProg, rep.Kinds)
+				}
+				if rep := compareRaw(t, ref, plain); !reportEqual(rep) {
+					t.Errorf("%s: differs from pahole's: %+v", plainProg, rep.Kinds)
+				}
+				if string(raw) != string(plain) {
+					t.Errorf("not the bytes of %s's BTF (%d bytes, %d without dwz)", plainProg, len(raw), len(plain))
+				}
+				opts.Jobs = 1
+				if one := encodeRaw(t, filepath.Join(dwzDir, prog), opts); string(one) != string(raw) {
+					t.Errorf("-j1 gives other bytes than -j2")
+				}
+			})
 		}
 	}
 }
@@ -349,14 +366,20 @@ func TestDwzDanglingAltRef(t *testing.T) {
 
 // TestDwzNoteZero: a program with the Linux LTO_INFO note saying 0, as
 // every kernel without LTO has, after dwz alone (partial units in the
-// file, DW_FORM_ref_addr into them, DW_UT_partial): its units are merged
-// whatever the note says, and the BTF equals pahole's of the program
-// before dwz (pahole writes nothing for the dwz'd one).
+// file, DW_FORM_ref_addr into them, DW_UT_partial): its units are read
+// as the units of the program before dwz are (each with what it imports)
+// whatever the note says, and the BTF is the bytes of the program before
+// dwz, which equal pahole's by content (pahole writes nothing for the
+// dwz'd one).
 func TestDwzNoteZero(t *testing.T) {
 	for name, set := range ltoFeatureSets() {
 		raw := encodeRaw(t, filepath.Join(dwzDir, "one-note0-dwz.exe"), Options{Features: set, Jobs: 2})
+		plain := encodeRaw(t, filepath.Join(dwzDir, "one-note0.exe"), Options{Features: set, Jobs: 2})
 		if rep := compareRaw(t, filepath.Join(dwzDir, "expected", "one-note0.exe."+name+".btf"), raw); !reportEqual(rep) {
 			t.Errorf("%s: differs from pahole's BTF of one-note0.exe: %+v", name, rep.Kinds)
+		}
+		if string(raw) != string(plain) {
+			t.Errorf("%s: not the bytes of one-note0.exe's BTF (%d bytes, %d)", name, len(raw), len(plain))
 		}
 	}
 }
