@@ -9,10 +9,13 @@ package encode
 // itself writes nothing for the dwz'd and split ones (the .stderr files).
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,32 +69,49 @@ func reportEqual(rep *btfdiff.Report) bool {
 	return true
 }
 
+// dwzPrograms are the dwz'd programs of testdata/fixtures/dwz and the
+// same programs before dwz.
+func dwzPrograms() map[string]string {
+	m := map[string]string{
+		// gcc, after dwz -m and after dwz -5 -m.
+		"one-dwz.exe": "one.exe", "one-dwz5.exe": "one.exe", "two-dwz.exe": "two.exe", "two-dwz5.exe": "two.exe",
+		// clang-19 (DWARF 4), after dwz -m and after dwz alone.
+		"one.clang19-dwz.exe": "one.clang19.exe", "two.clang19-dwz.exe": "two.clang19.exe",
+		"one.clang19-dwzsingle.exe": "one.clang19.exe",
+	}
+	return m
+}
+
 // TestDwzFixturesEqualPlain: each program after dwz -m (GNU forms and
-// .gnu_debugaltlink) and dwz -5 -m (DWARF 5 forms and .debug_sup), read
-// with the supplementary file its link names, gives the BTF of the program
-// before dwz by content, which is the reference pahole's for that program.
-// The bytes differ in type order: dwz moved the shared types into
-// partial units that come first.
+// .gnu_debugaltlink), dwz -5 -m (DWARF 5 forms and .debug_sup) or dwz
+// alone (partial units in the program), read with the supplementary file
+// its link names, gives the BTF of the program before dwz, byte for byte
+// and with -j1 as with -j2, whose content is the reference pahole's for
+// that program: each compile unit is read with the partial units it
+// needs, each taken in after the DIE that first refers into it, which is
+// where dwz took the DIEs from in these programs.
 func TestDwzFixturesEqualPlain(t *testing.T) {
-	for _, prog := range []string{"one", "two"} {
-		for _, variant := range []string{"-dwz", "-dwz5"} {
-			for name, set := range ltoFeatureSets() {
-				t.Run(prog+variant+"/"+name, func(t *testing.T) {
-					opts := Options{Features: set, Jobs: 2}
-					raw := encodeRaw(t, filepath.Join(dwzDir, prog+variant+".exe"), opts)
-					plain := encodeRaw(t, filepath.Join(dwzDir, prog+".exe"), opts)
-					ref := filepath.Join(dwzDir, "expected", prog+".exe."+name+".btf")
-					if rep := compareRaw(t, ref, raw); !reportEqual(rep) {
-						t.Errorf("differs from pahole's BTF of %s.exe: %+v", prog, rep.Kinds)
-					}
-					if rep := compareRaw(t, ref, plain); !reportEqual(rep) {
-						t.Errorf("%s.exe: differs from pahole's: %+v", prog, rep.Kinds)
-					}
-					if len(raw) != len(plain) {
-						t.Errorf("%d bytes, %d without dwz", len(raw), len(plain))
-					}
-				})
-			}
+	for prog, plainProg := range dwzPrograms() {
+		for name, set := range ltoFeatureSets() {
+			t.Run(prog+"/"+name, func(t *testing.T) {
+				opts := Options{Features: set, Jobs: 2}
+				raw := encodeRaw(t, filepath.Join(dwzDir, prog), opts)
+				plain := encodeRaw(t, filepath.Join(dwzDir, plainProg), opts)
+				ref := filepath.Join(dwzDir, "expected", plainProg+"."+name+".btf")
+				if rep := compareRaw(t, ref, raw); !reportEqual(rep) {
+					t.Errorf("differs from pahole's BTF of %s: %+v", plainProg, rep.Kinds)
+				}
+				if rep := compareRaw(t, ref, plain); !reportEqual(rep) {
+					t.Errorf("%s: differs from pahole's: %+v", plainProg, rep.Kinds)
+				}
+				if string(raw) != string(plain) {
+					t.Errorf("not the bytes of %s's BTF (%d bytes, %d without dwz)", plainProg, len(raw), len(plain))
+				}
+				opts.Jobs = 1
+				if one := encodeRaw(t, filepath.Join(dwzDir, prog), opts); string(one) != string(raw) {
+					t.Errorf("-j1 gives other bytes than -j2")
+				}
+			})
 		}
 	}
 }
@@ -154,7 +174,9 @@ func TestDwzSupplement(t *testing.T) {
 func splitObjects() map[string]string {
 	m := map[string]string{"one.gcc-split.exe": "one.gcc.exe", "one.clang19-split.exe": "one.clang19.exe",
 		// With a DWARF package (OBJ.dwp) instead of .dwo files.
-		"one.gcc-dwp.exe": "one.gcc.exe", "one.clang19-dwp.exe": "one.clang19.exe", "types.gcc-dwarf4-dwp.o": "types.gcc-dwarf4.o"}
+		"one.gcc-dwp.exe": "one.gcc.exe", "one.clang19-dwp.exe": "one.clang19.exe", "types.gcc-dwarf4-dwp.o": "types.gcc-dwarf4.o",
+		// clang-19 with DW_OP_convert in split units (-mllvm -dwarf-op-convert=Enable).
+		"types.clang19-dwarf5-convert-split.o": "types.clang19-dwarf5.o", "one.clang19-convert-split.exe": "one.clang19.exe"}
 	for _, src := range []string{"types", "clang_abi"} {
 		for _, cc := range []string{"gcc", "clang19"} {
 			for _, v := range []string{"4", "5"} {
@@ -166,21 +188,41 @@ func splitObjects() map[string]string {
 	return m
 }
 
-// clangConvertTypes are the base types clang-19 makes for DW_OP_convert
-// in the location expressions of DWARF 5 units, which it does not emit
-// with -gsplit-dwarf: the plain builds' BTF has them as INTs (one of them
-// renamed as pahole renames names that are not C identifiers), the split
-// builds' does not.
-func clangConvertTypes(name string) bool {
-	return strings.HasPrefix(name, "DW_ATE_") || name == "__SANITIZED_FAKE_INT__"
+// convertType is a base type clang-19 makes for the operand of a
+// DW_OP_convert in a location expression: dwarf is its DW_AT_name, key its
+// btfdiff key in the plain build's BTF (pahole renames a type of 5 bytes
+// to __SANITIZED_FAKE_INT__ of 4).
+type convertType struct{ dwarf, key string }
+
+// splitWithoutConvert lists the split objects whose BTF lacks types their
+// plain builds' has, and those types: the DW_OP_convert base types of
+// clang-19's DWARF 5 units. clang emits DW_OP_convert, and so these base
+// types, in a unit that is not split only: for split units its
+// -dwarf-op-convert is off by default (the location expressions of the
+// .dwo omit the conversions), so neither the object nor its .dwo or .dwp
+// has them. The *-convert-split fixtures, built with -dwarf-op-convert
+// forced on, have them in the .dwo and give the plain build's bytes.
+func splitWithoutConvert() map[string][]convertType {
+	types := []convertType{
+		{"DW_ATE_unsigned_32", "INT DW_ATE_unsigned_32 size=4 enc=none off=0 bits=32"},
+		{"DW_ATE_unsigned_64", "INT DW_ATE_unsigned_64 size=8 enc=none off=0 bits=64"},
+		{"DW_ATE_unsigned_8", "INT DW_ATE_unsigned_8 size=1 enc=none off=0 bits=8"},
+		{"DW_ATE_unsigned_40", "INT __SANITIZED_FAKE_INT__ size=4 enc=none off=0 bits=32"},
+	}
+	return map[string][]convertType{
+		"types.clang19-dwarf5-split.o": types,
+		"one.clang19-split.exe":        types[:2],
+		"one.clang19-dwp.exe":          types[:2],
+	}
 }
 
 // TestSplitFixturesEqualPlain: each object built with -gsplit-dwarf, read
-// with its .dwo files or its DWARF package, gives the bytes of the same object built without
-// it, which equal the reference pahole's BTF by content; for clang-19's
-// DWARF 5 objects but for the DW_OP_convert base types (clangConvertTypes),
-// the only difference allowed.
+// with its .dwo files or its DWARF package, gives the bytes of the same
+// object built without it, which equal the reference pahole's BTF by
+// content; but for the objects of splitWithoutConvert, whose BTF is the
+// plain build's less exactly the listed types (checkWithoutConvert).
 func TestSplitFixturesEqualPlain(t *testing.T) {
+	without := splitWithoutConvert()
 	for split, plain := range splitObjects() {
 		for name, set := range ltoFeatureSets() {
 			t.Run(split+"/"+name, func(t *testing.T) {
@@ -191,20 +233,72 @@ func TestSplitFixturesEqualPlain(t *testing.T) {
 				if rep := compareRaw(t, ref, want); !reportEqual(rep) {
 					t.Errorf("%s: differs from pahole's: %+v", plain, rep.Kinds)
 				}
-				if string(raw) == string(want) {
+				missing, listed := without[split]
+				if !listed {
+					if string(raw) != string(want) {
+						rep := compareRaw(t, ref, raw)
+						t.Errorf("not the bytes of %s's BTF: %+v, only in %s: %+v, only in %s: %+v", plain, rep.Kinds, plain, rep.OnlyA, split, rep.OnlyB)
+					}
 					return
 				}
-				rep := compareRaw(t, ref, raw)
-				convert := strings.Contains(split, "clang19-dwarf5") || strings.Contains(split, "one.clang19-")
-				ok := convert && len(rep.OnlyB) == 0 && len(rep.Types.Added) == 0 && len(rep.Types.Changed) == 0 &&
-					len(rep.Functions.Added)+len(rep.Functions.Removed)+len(rep.Functions.Changed) == 0
-				for _, d := range rep.OnlyA {
-					ok = ok && d.Kind.String() == "INT" && clangConvertTypes(d.Name)
-				}
-				if !ok {
-					t.Errorf("differs from %s's BTF: %+v, only in %s: %+v, only in %s: %+v", plain, rep.Kinds, plain, rep.OnlyA, split, rep.OnlyB)
-				}
+				checkWithoutConvert(t, split, plain, compareRaw(t, ref, raw), len(raw), len(want), missing)
 			})
+		}
+	}
+}
+
+// checkWithoutConvert checks that the BTF of split (rep, against the
+// plain build's reference, and its size) is the plain build's less exactly
+// the types missing, and that no file of the split build holds their
+// names while the plain object does.
+func checkWithoutConvert(t *testing.T, split, plain string, rep *btfdiff.Report, size, plainSize int, missing []convertType) {
+	t.Helper()
+	if len(rep.OnlyB) != 0 || len(rep.Types.Added)+len(rep.Types.Changed) != 0 ||
+		len(rep.Functions.Added)+len(rep.Functions.Removed)+len(rep.Functions.Changed) != 0 {
+		t.Errorf("differs from %s's BTF by more than types it lacks: only in %s %+v, types %+v, functions %+v",
+			plain, split, rep.OnlyB, rep.Types, rep.Functions)
+	}
+	var keys []string
+	for _, d := range rep.OnlyA {
+		keys = append(keys, fmt.Sprintf("%s x%d", d.Key, d.Count))
+	}
+	var want []string
+	shorter := 0
+	for _, m := range missing {
+		want = append(want, m.key+" x1")
+		// An INT is 16 bytes; its name, unique in the string table, one more than its length.
+		shorter += 16 + len(strings.Fields(m.key)[1]) + 1
+	}
+	slices.Sort(want)
+	slices.Sort(keys)
+	if !slices.Equal(keys, want) {
+		t.Errorf("types only in %s's BTF: %q, want %q", plain, keys, want)
+	}
+	if size != plainSize-shorter {
+		t.Errorf("%d bytes, want %d: %s's %d less %d of the types it lacks", size, plainSize-shorter, plain, plainSize, shorter)
+	}
+	files, err := filepath.Glob(filepath.Join(splitDir, strings.TrimSuffix(split, ".o")+"*"))
+	if err != nil || len(files) < 2 {
+		t.Fatalf("the files of %s and its .dwo or .dwp: %q, %v", split, files, err)
+	}
+	plainData, err := os.ReadFile(filepath.Join(splitDir, plain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range missing {
+		if !bytes.Contains(plainData, []byte(m.dwarf)) {
+			t.Errorf("%s does not hold %q", plain, m.dwarf)
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range missing {
+			if bytes.Contains(data, []byte(m.dwarf)) {
+				t.Errorf("%s holds %q: its BTF should have that type", filepath.Base(f), m.dwarf)
+			}
 		}
 	}
 }
@@ -272,14 +366,20 @@ func TestDwzDanglingAltRef(t *testing.T) {
 
 // TestDwzNoteZero: a program with the Linux LTO_INFO note saying 0, as
 // every kernel without LTO has, after dwz alone (partial units in the
-// file, DW_FORM_ref_addr into them, DW_UT_partial): its units are merged
-// whatever the note says, and the BTF equals pahole's of the program
-// before dwz (pahole writes nothing for the dwz'd one).
+// file, DW_FORM_ref_addr into them, DW_UT_partial): its units are read
+// as the units of the program before dwz are (each with what it imports)
+// whatever the note says, and the BTF is the bytes of the program before
+// dwz, which equal pahole's by content (pahole writes nothing for the
+// dwz'd one).
 func TestDwzNoteZero(t *testing.T) {
 	for name, set := range ltoFeatureSets() {
 		raw := encodeRaw(t, filepath.Join(dwzDir, "one-note0-dwz.exe"), Options{Features: set, Jobs: 2})
+		plain := encodeRaw(t, filepath.Join(dwzDir, "one-note0.exe"), Options{Features: set, Jobs: 2})
 		if rep := compareRaw(t, filepath.Join(dwzDir, "expected", "one-note0.exe."+name+".btf"), raw); !reportEqual(rep) {
 			t.Errorf("%s: differs from pahole's BTF of one-note0.exe: %+v", name, rep.Kinds)
+		}
+		if string(raw) != string(plain) {
+			t.Errorf("%s: not the bytes of one-note0.exe's BTF (%d bytes, %d)", name, len(raw), len(plain))
 		}
 	}
 }

@@ -61,6 +61,12 @@ type Walker struct {
 	badRef      uint64
 	skippedRefs int
 	voidRefs    []uint64 // references into walked units that found no type DIE
+	// A group's copies of its partial units and its units in walk order
+	// (WalkImporting).
+	partBuf   []dwarf.Unit
+	walkOrder []*dwarf.Unit
+	groupPos  []int32 // by unit index: 1 + its position in the group, 0 if not in it
+	placed    []bool  // by position in the group: walked
 
 	order        binary.ByteOrder
 	littleEndian bool
@@ -147,7 +153,7 @@ func walkedAttrs() *dwarf.AttrSet {
 func (w *Walker) Walk(u *dwarf.Unit, t *TypeTable) error {
 	w.begin(t, u, u.Offset, u.End)
 	w.spans = append(w.spans[:0], unitSpan{u: u, walked: true})
-	if err := w.walkUnit(u, t, nil); err != nil {
+	if err := w.walkUnit(u, t, nil, nil); err != nil {
 		return err
 	}
 	return w.finish(t)
@@ -175,8 +181,9 @@ func (w *Walker) begin(t *TypeTable, u *dwarf.Unit, from, to uint64) {
 }
 
 // walkUnit adds the DIEs of unit u to the walk's buffers, unless skip
-// (if not nil) says to leave u out once its root DIE is read.
-func (w *Walker) walkUnit(u *dwarf.Unit, t *TypeTable, skip func(*dwarf.Unit) bool) error {
+// (if not nil) says to leave u out once its root DIE is read. pl, if not
+// nil, has other units walked in the middle of u's (WalkImporting).
+func (w *Walker) walkUnit(u *dwarf.Unit, t *TypeTable, skip func(*dwarf.Unit) bool, pl *placing) error {
 	if err := w.r.Seek(u); err != nil {
 		return err
 	}
@@ -202,9 +209,26 @@ func (w *Walker) walkUnit(u *dwarf.Unit, t *TypeTable, skip func(*dwarf.Unit) bo
 			}
 			continue
 		}
+		if pl != nil && len(w.stack) == 1 && pl.due(e.Offset) {
+			// Top level, after the DIEs that first refer into other
+			// units: walk those, then read this DIE again.
+			off := e.Offset
+			if err := pl.walkDue(off); err != nil {
+				return err
+			}
+			w.cur = u
+			w.stack = add(w.stack[:0], frame{kind: frameScope, raw: -1})
+			if err := w.r.SeekOffset(u, off); err != nil {
+				return err
+			}
+			continue
+		}
 		w.visit(e, t)
 	}
-	return w.r.Err()
+	if err := w.r.Err(); err != nil || pl == nil {
+		return err
+	}
+	return pl.walkDue(^uint64(0))
 }
 
 // visit handles one DIE according to the frame it appears in.

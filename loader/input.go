@@ -29,6 +29,15 @@ type Input struct {
 	// that decided it, if any.
 	Merge bool
 	Note  LTONote
+	// Groups, for an input with partial units (dwz's), lists for each
+	// compile unit the indexes in Units of the partial units it needs, in
+	// the order they are walked, and then its own: the unit is walked
+	// with them as one (Walker.WalkImporting). Nil for other inputs and
+	// for a merge.
+	Groups [][]int
+	// PartRefs, by unit, are the top-level DIEs that first refer into
+	// other units, for the walk of Groups.
+	PartRefs [][]PartRef
 
 	// KeepInfo keeps a relocated .debug_info whole until Close, where
 	// ReleaseInfoBefore and ReleaseDebug would discard it (see
@@ -131,6 +140,18 @@ func newInput(f *elffile.File, opts OpenOptions) (*Input, error) {
 		in.Merge = in.Supplement != ""
 	} else if in.Merge, in.Note, err = mergeUnits(f, d, units); err != nil {
 		return nil, err
+	}
+	if (in.Merge || hasPartialUnits(units)) && in.Note != LTONoteOn {
+		// Partial units that compile units import, rather than an LTO
+		// link's units referring into each other: each compile unit with
+		// what it imports, as without dwz.
+		groups, refs, ok, err := unitGroups(d, units)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			in.Groups, in.PartRefs, in.Merge = groups, refs, false
+		}
 	}
 	// Reading the unit headers faulted in much of .debug_info (the kernel
 	// maps pages around each fault); let it go until the units are walked.

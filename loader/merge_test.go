@@ -36,7 +36,7 @@ func TestMergeDecision(t *testing.T) {
 		{"lto/mod-thin-r.o", true, LTONoteAbsent},
 		{"lto/note0-thin.exe", false, LTONoteOff}, // the note wins over ref_addr
 		{"lto/note1-plain.exe", true, LTONoteOn},  // and merges without it
-		{"lto/gcc-dwz.exe", true, LTONoteAbsent},  // dwz's partial units
+		{"lto/gcc-dwz.exe", false, LTONoteAbsent}, // dwz's partial units: Groups
 		{"lto/gcc.exe", false, LTONoteAbsent},
 		{"types.clang-dwarf5.o", false, LTONoteAbsent},
 		{"types.gcc-dwarf4.o", false, LTONoteAbsent},

@@ -1,7 +1,9 @@
 package loader
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/btfgate/btfgate/loader/dwarf"
@@ -38,13 +40,105 @@ func (w *Walker) WalkMerged(units []dwarf.Unit, t *TypeTable, skip func(*dwarf.U
 			left := skip != nil && skip(u)
 			w.spans[span].walked = !left
 			return left
-		}); err != nil {
+		}, nil); err != nil {
 			return err
 		}
 	}
 	err := w.finish(t)
 	w.release()
 	return err
+}
+
+// WalkImporting decodes compile unit units[group[len(group)-1]] into t
+// together with the partial units it needs, units[group[:len(group)-1]]
+// (a group of Input.Groups), as one unit: the table of the unit as it was
+// before dwz moved DIEs into the partial units. The walk takes in each
+// partial unit right after the top-level DIE that first refers into it
+// (refs: Input.PartRefs), where the moved DIEs were, as far as the
+// references tell: a partial unit only imported is walked after the
+// compile unit. The table takes the compile unit's attributes; each DIE
+// is read as the DIE of the unit it is in. The walk reads copies of the
+// partial units (reading fills a unit's bases and attributes), so walks
+// on other goroutines may read them too.
+func (w *Walker) WalkImporting(units []dwarf.Unit, group []int, refs [][]PartRef, t *TypeTable) error {
+	last := len(group) - 1
+	u := &units[group[last]]
+	w.partBuf = w.partBuf[:0]
+	for _, k := range group[:last] {
+		w.partBuf = append(w.partBuf, units[k])
+	}
+	w.walkOrder = w.walkOrder[:0]
+	for i := range w.partBuf {
+		w.walkOrder = append(w.walkOrder, &w.partBuf[i])
+	}
+	w.walkOrder = append(w.walkOrder, u)
+	w.begin(t, u, u.Offset, u.End)
+	w.byOff.beginUnits(w.walkOrder)
+	w.spans = w.spans[:0]
+	for _, p := range w.walkOrder {
+		w.spans = append(w.spans, unitSpan{u: p, walked: true})
+	}
+	slices.SortFunc(w.spans, func(a, b unitSpan) int { return cmp.Compare(a.u.Offset, b.u.Offset) })
+	if len(w.groupPos) < len(units) {
+		w.groupPos = make([]int32, len(units))
+	}
+	for i, k := range group {
+		w.groupPos[k] = int32(i) + 1
+	}
+	w.placed = append(w.placed[:0], make([]bool, len(group))...)
+	err := w.walkPlaced(last, refs, t)
+	for i := 0; i < last && err == nil; i++ {
+		if !w.placed[i] {
+			err = w.walkPlaced(i, refs, t)
+		}
+	}
+	for _, k := range group {
+		w.groupPos[k] = 0
+	}
+	if err != nil {
+		return err
+	}
+	return w.finish(t)
+}
+
+// walkPlaced walks the unit at position i of WalkImporting's group,
+// taking in the units it first refers into.
+func (w *Walker) walkPlaced(i int, refs [][]PartRef, t *TypeTable) error {
+	w.placed[i] = true
+	u := w.walkOrder[i]
+	pl := &placing{refs: refs[u.Index]}
+	pl.walk = func(k int) error {
+		if j := int(w.groupPos[k]) - 1; j >= 0 && !w.placed[j] {
+			return w.walkPlaced(j, refs, t)
+		}
+		return nil
+	}
+	return w.walkUnit(u, t, nil, pl)
+}
+
+// placing is the units a unit's walk takes in: refs, in the order of the
+// DIEs that first refer into them, from next on.
+type placing struct {
+	refs []PartRef
+	next int
+	walk func(unit int) error
+}
+
+// due reports whether a top-level DIE before off first refers into a unit
+// not yet taken in.
+func (p *placing) due(off uint64) bool { return p.next < len(p.refs) && p.refs[p.next].At < off }
+
+// walkDue takes in the units that top-level DIEs before off first refer
+// into.
+func (p *placing) walkDue(off uint64) error {
+	for p.due(off) {
+		k := p.refs[p.next].Unit
+		p.next++
+		if err := p.walk(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // release lets the garbage collector have the walk's buffers: after a

@@ -53,7 +53,53 @@ type Reader struct {
 	keep *AttrSet
 	// plans[i] is how to decode tab.list[i] under keep (built by Seek).
 	plans    []keptPlan
-	planSpec []keptSpec // the plans' kept attributes, back to back
+	planSpec []keptSpec   // the plans' kept attributes, back to back
+	plansFor *abbrevTable // the table the plans were built for
+	// shared holds the plans built for shared tables, which do not
+	// change, for a walk that goes back and forth between units of a
+	// few tables (dwz's partial units and the units importing them).
+	shared map[*abbrevTable]planSet
+	// scratchPlans are the plans of the table last parsed into the
+	// scratch table, scratchPlansKey, if scratchPlansValid.
+	scratchPlans      planSet
+	scratchPlansKey   abbrevKey
+	scratchPlansValid bool
+}
+
+// planSet is the plans of one table.
+type planSet struct {
+	plans    []keptPlan
+	planSpec []keptSpec
+}
+
+// usePlans sets the plans for r.tab: built once for a shared table, and
+// for the scratch table once per table parsed into it.
+func (r *Reader) usePlans() {
+	if r.tab == nil || r.keep == nil {
+		r.plans, r.planSpec = nil, nil
+		r.buildPlans()
+		return
+	}
+	if r.tab == &r.scratch.table {
+		if !r.scratchPlansValid || r.scratchPlansKey != r.scratch.key {
+			r.plans, r.planSpec = r.scratchPlans.plans[:0], r.scratchPlans.planSpec[:0]
+			r.buildPlans()
+			r.scratchPlans = planSet{r.plans, r.planSpec}
+			r.scratchPlansKey, r.scratchPlansValid = r.scratch.key, true
+		}
+		r.plans, r.planSpec, r.plansFor = r.scratchPlans.plans, r.scratchPlans.planSpec, r.tab
+		return
+	}
+	if ps, ok := r.shared[r.tab]; ok {
+		r.plans, r.planSpec, r.plansFor = ps.plans, ps.planSpec, r.tab
+		return
+	}
+	r.plans, r.planSpec = nil, nil
+	r.buildPlans()
+	if r.shared == nil {
+		r.shared = map[*abbrevTable]planSet{}
+	}
+	r.shared[r.tab] = planSet{r.plans, r.planSpec}
 }
 
 // keptPlan decodes a DIE of one abbreviation under Reader.keep. When every
@@ -112,6 +158,8 @@ func (r *Reader) Keep(set *AttrSet) {
 		set = &cp
 	}
 	r.keep = set
+	r.shared, r.scratchPlansValid = nil, false
+	r.plans, r.planSpec = nil, nil
 	r.buildPlans()
 }
 
@@ -185,11 +233,16 @@ func (r *Reader) Seek(u *Unit) error {
 		r.err = err
 		return err
 	}
-	// The plans follow the table, which may be the same scratch table
-	// parsed anew for this unit: build them every time (a few hundred
-	// abbreviations, against thousands of DIEs).
-	r.tab = tab
-	r.buildPlans()
+	// The plans follow the table. The scratch table may have been parsed
+	// anew for this unit: build them again for it (a few hundred
+	// abbreviations, against thousands of DIEs); a shared table does not
+	// change, so its plans hold while r walks unit after unit using it
+	// (dwz's partial units, read again with each unit that imports them).
+	if tab != r.tab || tab == &r.scratch.table || r.plansFor != tab {
+		r.tab = tab
+		r.usePlans()
+	}
+
 	r.info = d.info[:u.End]
 	r.unitOff = u.Offset
 	r.dataOff = u.DataOffset
@@ -476,6 +529,7 @@ func (r *Reader) Next(e *Entry) bool {
 // r.keep (none without keep).
 func (r *Reader) buildPlans() {
 	r.plans, r.planSpec = r.plans[:0], r.planSpec[:0]
+	r.plansFor = r.tab
 	if r.keep == nil || r.tab == nil {
 		return
 	}
