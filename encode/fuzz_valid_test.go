@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	cbtf "github.com/cilium/ebpf/btf"
+
 	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/features"
@@ -43,7 +45,9 @@ const (
 // FuzzEncodeOutputValid is the output validator's fuzz target: whatever
 // Encode returns without an error, from a mutated small fixture, must
 // marshal, parse back to the same bytes, pass btf.Types.Validate (the
-// kernel's rules) after the round trip, and be read by bpftool btf dump
+// kernel's rules) after the round trip, be loaded by the running kernel
+// (for a 64-bit object of this machine's byte order, where the kernel
+// lets this process load BTF) and be read by bpftool btf dump
 // (where bpftool is installed). Seeds: the fixtures up to validSeedMax,
 // with both feature sets. The two policy engines are compiled once per
 // process and shared by every input.
@@ -88,13 +92,26 @@ func FuzzEncodeOutputValid(f *testing.F) {
 		if err != nil {
 			return
 		}
-		checkOutputValid(t, res, filepath.Join(dir, "out.btf"), bpftool)
+		checkOutputValid(t, res, filepath.Join(dir, "out.btf"), bpftool, hostLike(data))
 	})
 }
 
+// hostLike reports whether the ELF image data is of this machine's kind
+// as far as BTF goes: 64-bit and of its byte order. The running kernel
+// sizes a pointer as its own, so it refuses a 32-bit object's DATASEC
+// entries of pointers ("Invalid size"), written for a 32-bit kernel.
+func hostLike(data []byte) bool {
+	if len(data) < 6 || data[4] != 2 { // ELFCLASS64
+		return false
+	}
+	little := binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+	return (data[5] == 1) == little // ELFDATA2LSB
+}
+
 // checkOutputValid asserts what FuzzEncodeOutputValid asserts of one
-// encode's result; bpftool "" skips bpftool's part.
-func checkOutputValid(t *testing.T, res *Result, out, bpftool string) {
+// encode's result; bpftool "" skips bpftool's part, kernel false the
+// running kernel's.
+func checkOutputValid(t *testing.T, res *Result, out, bpftool string, kernel bool) {
 	t.Helper()
 	raw, err := res.Types.Marshal(binary.LittleEndian)
 	if err != nil {
@@ -109,6 +126,16 @@ func checkOutputValid(t *testing.T, res *Result, out, bpftool string) {
 	}
 	if again, err := back.Marshal(binary.LittleEndian); err != nil || !bytes.Equal(again, raw) {
 		t.Fatalf("the parsed BTF does not marshal to the same bytes (%v)", err)
+	}
+	if kernel {
+		// The running kernel's verdict, where it lets this process load BTF.
+		h, err := cbtf.NewHandleFromRawBTF(raw)
+		switch {
+		case err == nil:
+			h.Close()
+		case bpfForbidden(err) == "":
+			t.Fatalf("encoded without error and validated, but the running kernel refuses the BTF: %v", err)
+		}
 	}
 	if bpftool == "" {
 		return

@@ -28,15 +28,15 @@ var hostileClass = map[string]int{"output is an input": 1, "unbounded policy": 2
 	"amplification": 4, "hang": 5, "-J in place": 6, "environment": 7, "leftovers": 8, "errors without a place": 11}
 
 // classOf is the issue 16 class (1-based) of a case of group: synthetic
-// DWARF that loops or passes BTF's 65,535-entry limits is class 3 (the
-// BTF it would make, the kernel refuses), bad rules files class 11, any
+// DWARF that loops, passes BTF's 65,535-entry limits or holds no types is
+// class 3 (the BTF it would make, the kernel refuses), bad rules files class 11, any
 // other broken input class 10.
 func classOf(group, name string) int {
 	switch {
 	case group == "rules":
 		return 11
 	case group == "synthetic" && (strings.Contains(name, "self") || strings.Contains(name, "cycle") ||
-		strings.Contains(name, "itself") || strings.Contains(name, "70000")):
+		strings.Contains(name, "itself") || strings.Contains(name, "70000") || strings.Contains(name, "no-types")):
 		return 3
 	}
 	return 10

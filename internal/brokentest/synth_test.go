@@ -383,6 +383,10 @@ func synthCases() []synthCase {
 		return []*die{it, a, manyParams("fn_many_kinds", 12, it)}
 	}})
 
+	// A unit with no types: BTF that holds none, which the kernel refuses
+	// ("No type found") for anything but split BTF.
+	add("no-types", true, func() []*die { return nil })
+
 	// Sibling links that point backwards or past the unit.
 	add("sibling-backwards", false, func() []*die {
 		it := intType()
