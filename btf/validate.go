@@ -13,6 +13,9 @@ type ValidationError struct {
 }
 
 func (e *ValidationError) Error() string {
+	if e.Type == 0 {
+		return "BTF the kernel would refuse: " + e.Msg
+	}
 	if e.Name != "" {
 		return fmt.Sprintf("BTF the kernel would refuse: type [%d] %v %s: %s", e.Type, e.Kind, e.Name, e.Msg)
 	}
@@ -30,19 +33,28 @@ const ksymNameLen = 512
 // value). The error is a *ValidationError naming the first type at fault.
 // A DATASEC entry that starts before the end of an entry before it is one:
 // the kernel refuses it as "Invalid offset" (pahole 1.31's global_var
-// writes such entries; the encoder leaves them out).
+// writes such entries; the encoder leaves them out). So are a VAR whose
+// type has no size (a FWD, through any modifiers), a DATASEC entry smaller
+// than its VAR's type ("Invalid size"), and BTF that is not split and has
+// no types at all ("No type found").
 func (t *Types) Validate() error {
 	if err := t.Err(); err != nil {
 		return err
 	}
 	v := validator{t: t, first: t.FirstID(), next: t.NextID()}
+	if v.first == 1 && len(t.offs) == 0 {
+		return &ValidationError{Msg: "no types (the kernel refuses BTF that is not split and holds none)"}
+	}
 	for i := range t.offs {
 		id := v.first + TypeID(i)
 		if msg := v.check(t.Type(id)); msg != "" {
 			return v.fail(id, msg)
 		}
 	}
-	return v.loops()
+	if err := v.loops(); err != nil {
+		return err
+	}
+	return v.sizes()
 }
 
 type validator struct {
@@ -389,6 +401,64 @@ func (v *validator) cycle(state []uint8, edges func(Type, []TypeID) []TypeID, ms
 			case 0:
 				state[to-v.first] = 1
 				stack = append(stack, frame{to, edges(v.t.Type(to), nil)})
+			}
+		}
+	}
+	return nil
+}
+
+// sizeKind says what the kernel's btf_type_id_size makes of a type.
+type sizeKind uint8
+
+const (
+	sized   sizeKind = iota // a size the BTF states
+	unsized                 // none: void, FWD, FUNC, FUNC_PROTO, DECL_TAG
+	// native: a pointer somewhere in it, sized by the loading kernel's
+	// pointer, which the BTF does not say.
+	native
+)
+
+// typeSize resolves id's size as the kernel does: through modifiers,
+// typedefs and VARs, and an array's elements times their count. It runs
+// after loops, so every chain ends; depth bounds it all the same.
+func (v *validator) typeSize(id TypeID, depth int) (uint64, sizeKind) {
+	if id == 0 || depth > 1024 {
+		return 0, unsized
+	}
+	ty := v.t.Type(id)
+	switch ty.Kind() {
+	case KindInt, KindEnum, KindEnum64, KindStruct, KindUnion, KindDatasec, KindFloat:
+		return uint64(ty.Size()), sized
+	case KindPtr:
+		return 0, native
+	case KindArray:
+		elem, _, n := ty.Array()
+		size, k := v.typeSize(elem, depth+1)
+		return size * uint64(n), k
+	case KindTypedef, KindConst, KindVolatile, KindRestrict, KindTypeTag, KindVar:
+		return v.typeSize(ty.Ref(), depth+1)
+	}
+	return 0, unsized
+}
+
+// sizes checks what needs the types' sizes: every VAR's type has one, and
+// every DATASEC entry is at least as large as its VAR's type.
+func (v *validator) sizes() error {
+	for i := range v.t.offs {
+		id := v.first + TypeID(i)
+		ty := v.t.Type(id)
+		switch ty.Kind() {
+		case KindVar:
+			if _, k := v.typeSize(ty.Ref(), 0); k == unsized {
+				return v.fail(id, fmt.Sprintf("VAR of type %d, which has no size", ty.Ref()))
+			}
+		case KindDatasec:
+			for j := 0; j < ty.Vlen(); j++ {
+				e := ty.Secinfo(j)
+				if size, k := v.typeSize(e.Type, 0); k == sized && uint64(e.Size) < size {
+					return v.fail(id, fmt.Sprintf("entry %d (%s) at %#x size %d is smaller than its type's %d bytes",
+						j, v.t.Name(e.Type), e.Offset, e.Size, size))
+				}
 			}
 		}
 	}

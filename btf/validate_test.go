@@ -1,6 +1,7 @@
 package btf
 
 import (
+	"encoding/binary"
 	"strings"
 	"testing"
 
@@ -120,6 +121,15 @@ func validationCases() []validationCase {
 			b := t.AddVar(s.Add("b"), 1, 1)
 			t.AddDatasec(s.Add(".data"), 8, []VarSecinfo{{Type: a, Offset: 4, Size: 4}, {Type: b, Offset: 0, Size: 4}})
 		}},
+		{"datasec entry smaller than its type", "smaller than its type's 8 bytes", func(t *Types, s *Strings) {
+			arr := t.AddArray(1, 1, 2)
+			a := t.AddVar(s.Add("a"), arr, 1)
+			t.AddDatasec(s.Add(".data"), 8, []VarSecinfo{{Type: a, Offset: 0, Size: 4}})
+		}},
+		{"var of a forward declaration", "has no size", func(t *Types, s *Strings) {
+			fwd := t.AddFwd(s.Add("s"), false)
+			t.AddVar(s.Add("a"), t.AddRef(KindTypedef, s.Add("s_t"), fwd), 1)
+		}},
 		{"datasec entry not a var", "not a VAR", func(t *Types, s *Strings) {
 			t.AddDatasec(s.Add(".data"), 8, []VarSecinfo{{Type: 1, Offset: 0, Size: 4}})
 		}},
@@ -149,5 +159,25 @@ func TestValidateRefusesWhatTheKernelRefuses(t *testing.T) {
 				t.Errorf("Validate = %v, want an error naming a type and %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestValidateRefusesNoTypes: BTF that is not split and holds no types is
+// refused, as the kernel refuses it ("No type found"); the running kernel
+// agrees where it lets this process load BTF.
+func TestValidateRefusesNoTypes(t *testing.T) {
+	empty := NewTypes(NewStrings())
+	err := empty.Validate()
+	if err == nil || !strings.Contains(err.Error(), "no types") {
+		t.Fatalf("Validate = %v, want no types refused", err)
+	}
+	raw, err := empty.Marshal(binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if binary.NativeEndian.Uint16([]byte{0x9f, 0xeb}) == 0xeb9f {
+		if err := kernelLoad(t, raw); err == nil {
+			t.Errorf("the running kernel loads BTF without types")
+		}
 	}
 }

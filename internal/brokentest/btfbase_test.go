@@ -157,12 +157,25 @@ func TestBrokenBTFBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The honest work: the same command with the intact base the cases
+	// were made from.
+	var honest int64
+	for _, c := range cases {
+		if c.name == "good" {
+			good := filepath.Join(t.TempDir(), "good.btf")
+			if err := os.WriteFile(good, c.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			honest = honestPeak(t, "btf base good", false, "encode", "--summary=none", "--btf_base", good,
+				"-o", filepath.Join(t.TempDir(), "out.btf"), fixturePath("types.gcc-dwarf5.o"))
+		}
+	}
 	rejected := 0
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
-				failed := checkBTFCase(t, c, base)
+				failed := checkBTFCase(t, c, base, honest)
 				summary.add("btf base", failed)
 				if failed {
 					inProcess.Lock()
@@ -175,7 +188,7 @@ func TestBrokenBTFBase(t *testing.T) {
 	t.Logf("btf base: %d cases, %d rejected", len(cases), rejected)
 }
 
-func checkBTFCase(t *testing.T, c btfCase, base *btf.Types) bool {
+func checkBTFCase(t *testing.T, c btfCase, base *btf.Types, honest int64) bool {
 	limit := uint64(64<<20) + 64*uint64(len(c.data))
 	for _, b := range []*btf.Types{nil, base} {
 		_, p, stack, alloc, err := parseChecked(c.data, b)
@@ -216,6 +229,7 @@ func checkBTFCase(t *testing.T, c btfCase, base *btf.Types) bool {
 	}
 	r := runCLI(t, timeoutFor(false), "encode", "--summary=none", "--btf_base", basePath, "-o", filepath.Join(outDir, "out.btf"),
 		fixturePath("types.gcc-dwarf5.o"))
+	summary.notePeak(classOf("btf base", c.name), "btf base "+c.name, r.maxRSS, honest)
 	switch {
 	case r.timedOut:
 		t.Fatalf("btfgate encode --btf_base %s: no result after %v", basePath, r.duration)

@@ -30,6 +30,10 @@ func TestCLITruncatedCorpus(t *testing.T) {
 			}
 			out := filepath.Join(outDir, "vmlinux.btf")
 			r := runCLI(t, timeoutFor(true), "encode", "-o", out, in)
+			if !testing.Short() {
+				honest := honestPeak(t, src, true, "encode", "--summary=none", "-o", filepath.Join(dir, "honest.btf"), src)
+				summary.notePeak(classOf("corpus acceptance", ""), "truncated "+filepath.Base(src), r.maxRSS, honest)
+			}
 			if r.timedOut || r.exit != 1 {
 				t.Fatalf("btfgate encode %s: exit %d (timed out: %v), want 1; stderr:\n%s", in, r.exit, r.timedOut, head(r.stderr, 20))
 			}

@@ -80,10 +80,11 @@ type tally struct {
 	accepted map[string]int
 	classes  map[int]classCount // by issue 16 class (battery_test.go)
 	peak     worst              // peak RSS of a CLI run
+	peaks    map[int]worst      // the same, by issue 16 class
 	alloc    worst              // bytes allocated by an in-process encode
 }
 
-var summary = &tally{cases: map[string]int{}, rejected: map[string]int{}, accepted: map[string]int{}, classes: map[int]classCount{}}
+var summary = &tally{cases: map[string]int{}, rejected: map[string]int{}, accepted: map[string]int{}, classes: map[int]classCount{}, peaks: map[int]worst{}}
 
 // add counts a case of group; its class is classOf's.
 func (s *tally) add(group string, failed bool) { s.addClass(group, classOf(group, ""), failed) }

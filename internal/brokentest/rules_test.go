@@ -114,6 +114,7 @@ func TestBrokenRules(t *testing.T) {
 			}
 			r := runCLI(t, timeoutFor(false), "encode", "--summary=none", "--rules", path, "-o", filepath.Join(outDir, "out.btf"),
 				fixturePath("types.gcc-dwarf5.o"))
+			summary.notePeak(11, "rules "+c.name, r.maxRSS, baselineOf(t, fixturePath("types.gcc-dwarf5.o"), false).maxRSS)
 			if r.timedOut || r.exit != 1 {
 				t.Fatalf("btfgate encode --rules: exit %d (timed out %v), want 1:\n%s", r.exit, r.timedOut, head(r.stderr, 30))
 			}

@@ -383,6 +383,10 @@ func synthCases() []synthCase {
 		return []*die{it, a, manyParams("fn_many_kinds", 12, it)}
 	}})
 
+	// A unit with no types: BTF that holds none, which the kernel refuses
+	// ("No type found") for anything but split BTF.
+	add("no-types", true, func() []*die { return nil })
+
 	// Sibling links that point backwards or past the unit.
 	add("sibling-backwards", false, func() []*die {
 		it := intType()
@@ -448,18 +452,64 @@ func synthCases() []synthCase {
 }
 
 // synthImages assembles the synthetic cases into small ELF files (see
-// miniELF). Memory bounds are those of a fixture of the same kind.
+// miniELF). The honest work a case is measured against is a fixture of
+// the same kind, or for a case larger than honestFloor an honest input of
+// its size (honestImage), written into tb's temporary directory.
 func synthImages(tb testing.TB) []brokenCase {
 	var out []brokenCase
+	dir := ""
 	for _, c := range synthCases() {
 		info, abbrev := assemble(c.opts, c.build()...)
 		if c.raw != nil {
 			info, abbrev = c.raw(info, abbrev)
 		}
-		out = append(out, brokenCase{name: "synth-" + c.name, data: miniELF(info, abbrev), mustFail: c.mustFail,
-			source: fixturePath("types.gcc-dwarf5.so")})
+		data := miniELF(info, abbrev)
+		source := fixturePath("types.gcc-dwarf5.so")
+		if len(data) > honestFloor {
+			if dir == "" {
+				dir = tb.TempDir()
+			}
+			source = filepath.Join(dir, fmt.Sprintf("honest-%d.so", len(data)))
+			if err := os.WriteFile(source, honestImage(len(data)), 0o644); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		out = append(out, brokenCase{name: "synth-" + c.name, data: data, mustFail: c.mustFail, source: source})
 	}
 	return out
+}
+
+// honestFloor is the size past which a synthetic case is measured against
+// an honest input of its own size rather than a fixture.
+const honestFloor = 64 << 10
+
+// honestImage is a miniELF of about size bytes whose DWARF is what a
+// compiler writes for ordinary code: named structs of a few members, each
+// pointing to the one before, pointer and typedef types, and the host's
+// functions taking them.
+func honestImage(size int) []byte {
+	build := func(n int) []byte {
+		it := intType()
+		dies := []*die{it}
+		prev := it
+		for i := 0; i < n; i++ {
+			ms := []*die{member("a", it, 0), member("b", it, 4)}
+			ptr := d(dwarf.TagPointerType, []dattr{aU(dwarf.AttrByteSize, 8), aType(prev)})
+			dies = append(dies, ptr)
+			ms = append(ms, member("next", ptr, 8))
+			s := structOf(fmt.Sprintf("honest_%d", i), 16, ms...)
+			dies = append(dies, s, d(dwarf.TagTypedef, []dattr{aName(fmt.Sprintf("honest_%d_t", i)), aType(s)}))
+			prev = s
+		}
+		for _, f := range hostFuncs {
+			dies = append(dies, function(f, it, param("a", it), param("b", prev)))
+		}
+		info, abbrev := assemble(cuOptions{}, dies...)
+		return miniELF(info, abbrev)
+	}
+	empty, probe := len(build(0)), len(build(1000))
+	n := (size - empty) * 1000 / (probe - empty)
+	return build(max(n, 1))
 }
 
 // TestMiniELFEncodes checks that the synthetic host works: an intact
@@ -509,5 +559,27 @@ func hugeSizeCases() []synthCase {
 			it := intType()
 			return []*die{it, structOf("far", 1<<29+8, member("a", it, 0), member("b", it, 1<<29))}
 		}},
+	}
+}
+
+// TestHonestImage checks the honest input synthetic cases are measured
+// against: within a tenth of the size asked for, and it encodes.
+func TestHonestImage(t *testing.T) {
+	for _, size := range []int{honestFloor, 4 << 20} {
+		data := honestImage(size)
+		if diff := len(data) - size; diff > size/10 || -diff > size/10 {
+			t.Errorf("honestImage(%d) is %d bytes", size, len(data))
+		}
+		path := filepath.Join(t.TempDir(), "honest.so")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := encode.Encode(path, encode.Options{Features: features.Default(), Jobs: 1, Policy: policy(t)})
+		if err != nil {
+			t.Fatalf("honestImage(%d): %v", size, err)
+		}
+		if res.Types.Len() < size/100 {
+			t.Errorf("honestImage(%d): %d types", size, res.Types.Len())
+		}
 	}
 }
