@@ -5,20 +5,19 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/facts"
 	"github.com/btfgate/btfgate/loader"
 )
 
-// decideGroups runs the policies over the groups whose facts are in
-// res.Functions: the true_signature selection first (recomputing the
-// selected groups), then the decisions. It fills res.Functions (params and
-// prototypes where a policy can read them), res.Instances (with Detail),
-// res.Decisions and res.Warnings, and returns which groups go in and the
-// decl tags policies add to each.
-func decideGroups(pol *engine.Engine, types *btf.Types, groups []funcGroup, elf *loader.ElfFuncs,
-	sectionName func(uint32) string, opts Options, res *Result) ([]bool, [][]loader.FuncAnnot, error) {
+// decideFunctions runs pol over the groups whose facts are in
+// Result.Functions: the true_signature selection first (recomputing the
+// selected groups), then the decisions. It fills Result.Functions (params
+// and prototypes where a policy can read them), Result.Instances (with
+// Detail), Result.Decisions and Result.Warnings, and leaves which groups
+// go in and the decl tags policies add to each in e.include and e.extra.
+func (e *encoder) decideFunctions(pol *engine.Engine) error {
+	types, groups, elf, sectionName, opts, res := e.all, e.groups, e.elf, e.in.SectionName, e.opts, e.res
 	ctx := context.Background()
 	detail := opts.Detail
 	params := !detail && pol.Mentions("params") // with detail, groupFact added them
@@ -42,10 +41,10 @@ func decideGroups(pol *engine.Engine, types *btf.Types, groups []funcGroup, elf 
 	if !opts.Features.TrueSignature && pol.SelectsTrueSignature() {
 		var err error
 		if selected, err = sess.SelectTrueSignature(ctx); err != nil {
-			return nil, nil, err
+			return err
 		}
 		if err := applyTrueSignatures(groups, selected, elf); err != nil {
-			return nil, nil, err
+			return err
 		}
 		for gi := range selected {
 			if selected[gi] == nil {
@@ -63,7 +62,7 @@ func decideGroups(pol *engine.Engine, types *btf.Types, groups []funcGroup, elf 
 	var err error
 	res.Decisions, err = sess.DecideFunctions(ctx)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	res.Unmatched = pol.Unmatched(res.Functions)
 	for gi := range selected {
@@ -102,7 +101,8 @@ func decideGroups(pol *engine.Engine, types *btf.Types, groups []funcGroup, elf 
 			"%s: %d decl tag(s) that policies add to %d function(s) are left out of the BTF (%s)",
 			DeclTagOff, dropped, droppedFns, strings.Join(parts, ", ")))
 	}
-	return include, extra, nil
+	e.include, e.extra = include, extra
+	return nil
 }
 
 // DeclTagOff is Result.AnnotationsDropped when the decl_tag feature is off.

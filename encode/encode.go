@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -139,160 +138,9 @@ func Encode(path string, opts Options) (res *Result, err error) {
 }
 
 func encodeFile(path string, opts Options) (*Result, error) {
-	opts.Jobs = workers(opts.Jobs)
-	res := &Result{}
-	clock := time.Now()
-	lap := func(name string) {
-		now := time.Now()
-		res.Phases = append(res.Phases, Phase{name, now.Sub(clock)})
-		clock = now
-	}
-
-	base := loadBaseBeside(opts)
-	lim := elffile.DefaultLimits()
-	if opts.MaxInflation > 0 {
-		lim.MaxInflation = opts.MaxInflation
-	}
-	in, err := loader.OpenWith(path, loader.OpenOptions{Supplement: opts.Supplement, Limits: lim})
-	if opts.Base, err = base.wait(err); err != nil {
-		if in != nil {
-			in.Close()
-		}
-		return nil, err
-	}
-	res.BaseCached = base.how.hit
-	if base.how.writeErr != nil {
-		res.BaseCacheError = fmt.Errorf("base cache %s not written: %w", opts.BaseCache.Dir(), base.how.writeErr)
-	}
-	defer in.Close()
-	if opts.Base != nil && opts.Base.SourceByteOrder() != in.ELF.ByteOrder {
-		return nil, fmt.Errorf("%s: the input is %s, but its base BTF %s is %s", path, endianness(in.ELF.ByteOrder), opts.BasePath, endianness(opts.Base.SourceByteOrder()))
-	}
-	in.KeepInfo = opts.keepInfo
-	if in.Supplement != "" {
-		res.Attached = append(res.Attached, in.Supplement)
-	}
-	res.Attached = append(res.Attached, in.Split...)
-	res.ByteOrder = in.ELF.ByteOrder
-	if opts.Opened != nil {
-		opts.Opened(in.Merge, in.InfoSize)
-	}
-	excluded, err := languages(opts.LangExclude)
-	if err != nil {
-		return nil, err
-	}
-	lap("read")
-
-	fo := &cuFuncOptions{arch: loader.ArchFor(in.ELF.Machine),
-		trueSignature: opts.Features.TrueSignature, relocatable: in.ELF.Type == elffile.ET_REL}
-	side := readELFSide(in, opts, fo) // beside the first units' walks
-	defer side.wait()                 // it reads the mapping in.Close unmaps
-	all := btf.NewTypes(btf.NewStrings())
-	if opts.Base != nil {
-		all = btf.NewSplitTypes(opts.Base)
-	}
-	// The dedup's primitive and struct passes run beside the decode, unit
-	// by unit as they are spliced, and beside facts, policy and functions.
-	var pipe *dedupPipe
-	if !opts.DecideOnly {
-		words, types := reservation(in)
-		pipe = startDedupPipe(all, int(all.NextID())+types, words)
-		defer pipe.wait() // on early returns too
-	}
-	// The policies compile beside the read; the variables are decided
-	// beside the walks as their units are spliced.
-	policy := sync.OnceValues(func() (*engine.Engine, error) { return policyOf(opts) })
-	vd := newVarDecider(policy)
-	defer vd.abandon()
-	states, uv, skippedRefs, err := convertUnits(in, opts, fo, side, excluded, all, pipe, vd)
-	if serr := side.wait(); serr != nil {
-		return nil, serr // the ELF's error first, as when it was read first
-	}
-	if err != nil {
-		return nil, err
-	}
-	elf := fo.elf
-	if pipe != nil {
-		pipe.close()
-	}
-	res.Units = len(in.Units)
-	if skippedRefs > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d type references into compile units left out "+
-			"by the language exclusion read as void, as in pahole", skippedRefs))
-	}
-	in.ReleaseDebug()
-	lap("decode+convert")
-
-	groups := groupStates(all, states, elf, opts.Features, fo.relocatable)
-	res.Functions = groupFacts(groups, elf, in.SectionName, opts.Detail)
-	lap("facts")
-	pol, err := policy()
-	if err != nil {
-		return nil, err
-	}
-	include, extra, err := decideGroups(pol, all, groups, elf, in.SectionName, opts, res)
-	fnRefused := refusal(err)
-	if err != nil && (fnRefused == nil || res.Decisions == nil) {
-		return nil, fmt.Errorf("%s: policy: %w", path, err)
-	}
-	res.Variables = uv.facts
-	vo, err := decideVariables(vd, uv, opts, res)
-	varRefused := refusal(err)
-	if err != nil && (varRefused == nil || res.VarDecisions == nil) {
-		return nil, fmt.Errorf("%s: policy: %w", path, err)
-	}
-	if fnRefused != nil || varRefused != nil {
-		// Deny rules refuse outcomes of functions, variables or both:
-		// one error names them all.
-		var vs []engine.Violation
-		for _, r := range []*engine.ViolationsError{fnRefused, varRefused} {
-			if r != nil {
-				vs = append(vs, r.Violations...)
-			}
-		}
-		err := fmt.Errorf("%s: policy: %w", path, &engine.ViolationsError{Violations: vs})
-		if opts.DecideOnly {
-			res.Types = all
-			return res, err
-		}
-		return nil, err
-	}
-	lap("policy")
-	if opts.DecideOnly {
-		res.Types = all
-		return res, nil
-	}
-	if err := emitFunctions(all, groups, include, extra, elf, opts.Features); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	addVarTags(all, vo.tags)
-	if dropped := emitDatasecs(all, vo.datasecs, in.ELF.Sections); len(dropped) > 0 {
-		res.DroppedEntries = len(dropped)
-		res.Warnings = append(res.Warnings, overlapWarning(all, dropped))
-	}
-	if err := all.Err(); err != nil { // a type BTF cannot hold (too many parameters, variables)
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	res.Before = all.Len()
-	lap("functions")
-
-	deduped, err := pipe.finish()
-	if err != nil { // pipe.dd is nil if the dedup could not be set up
-		return nil, fmt.Errorf("%s: dedup: %w", path, err)
-	}
-	res.DedupRestarted = pipe.dd.Restarted
-	res.Overlapped = append(res.Overlapped, Phase{"dedup passes beside decode", pipe.busy})
-	res.Types = deduped
-	if vo.dropped > 0 {
-		if res.Types, err = dropVars(deduped, vo.drop); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	lap("dedup")
-	if err := validateOutput(path, res); err != nil {
-		return nil, err
-	}
-	return res, nil
+	e := newEncoder(path, opts)
+	defer e.close()
+	return e.run()
 }
 
 // convertUnits walks and converts every compile unit on opts.Jobs workers
@@ -302,12 +150,13 @@ func encodeFile(path string, opts Options) (*Result, error) {
 // also returns the number of references that read as void because they
 // point into a unit the language exclusion left out of a merge.
 //
-// vd, if not nil, gets the variables' facts as their units are spliced.
-func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSide, excluded map[uint64]bool, dst *btf.Types, pipe *dedupPipe, vd *varDecider) ([]funcState, unitVars, int, error) {
+// It leaves the saved function states in e.states and the variables'
+// facts and DATASEC entries in e.uv, and hands the variables' facts to
+// e.vars and each spliced View to e.pipe (if not nil) as their units are
+// spliced.
+func (e *encoder) convertUnits() (int, error) {
+	in, opts, fo, side, excluded, dst := e.in, e.opts, &e.fo, e.side, e.excluded, e.all
 	jobs := opts.Jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
 	units := unitJobs(in)
 	type result struct {
 		frag    *btf.Fragment
@@ -317,9 +166,9 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 		skipped int
 		err     error
 	}
-	slots := make([]chan result, len(units))
+	slots := make([]*future[result], len(units))
 	for i := range slots {
-		slots[i] = make(chan result, 1)
+		slots[i] = newFuture[result]()
 	}
 	window := make(chan struct{}, 2*jobs)      // tokens for units in flight
 	free := make(chan *btf.Fragment, 2*jobs+2) // spliced fragments, for reuse
@@ -353,10 +202,11 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 				if units[i].merged == nil && excluded[u.Language] {
 					return result{}
 				}
-				if err := side.wait(); err != nil { // fo.elf and side.vs are set after it
+				sd, err := side.wait()
+				if err != nil {
 					return result{err: err}
 				}
-				cv, err := filterVars(&tab, side.vs)
+				cv, err := filterVars(&tab, sd.vs)
 				if err != nil {
 					return result{err: err}
 				}
@@ -368,14 +218,14 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 				frag, err := conv.Convert(&tab, cv.vars, reuse)
 				var states []funcState
 				if err == nil {
-					states = saveStates(&tab, i, fo)
+					states = saveStates(&tab, i, sd.elf, fo)
 				} else {
 					err = fmt.Errorf("%s: %w", in.Path, err)
 				}
 				return result{frag: frag, states: states, infos: cv.infos, vars: cv.facts, skipped: walker.SkippedRefs(), err: err}
 			}
 			for i := range next {
-				slots[i] <- unit(i)
+				slots[i].resolve(unit(i), nil)
 			}
 		}()
 	}
@@ -403,7 +253,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 	var firstErr error
 	skipped := 0
 	for i := range units {
-		r := <-slots[i]
+		r, _ := slots[i].wait() // a unit's error is r.err
 		<-window
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(units))
@@ -430,8 +280,8 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 		// points into .debug_info any more (splicing and globalize copy
 		// the names read inline): its pages there can go.
 		in.ReleaseInfoBefore(units[i].end)
-		if pipe != nil {
-			pipe.publish(dst)
+		if e.pipe != nil {
+			e.pipe.publish(dst)
 		}
 		select {
 		case free <- r.frag:
@@ -442,9 +292,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 			r.vars[k].ID = firstVar + k
 		}
 		vars = append(vars, r.vars...)
-		if vd != nil {
-			vd.add(r.vars)
-		}
+		e.vars.add(r.vars)
 		for _, si := range r.infos {
 			datasecs = append(datasecs, datasecEntry{section: si.section, fact: firstVar + si.fact, info: btf.VarSecinfo{
 				Type: r.frag.VarIDs[si.varIdx] + tailShift, Offset: si.offset, Size: si.size}})
@@ -452,10 +300,11 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 		states = append(states, r.states...)
 		skipped += r.skipped
 	}
-	// Slots are buffered, so workers never block on them; closing stop ends
+	// Workers never block on slots; closing stop ends
 	// the feeder, which closes next and lets the workers return.
 	wg.Wait()
-	return states, unitVars{vars, datasecs}, skipped, firstErr
+	e.states, e.uv = states, unitVars{vars, datasecs}
+	return skipped, firstErr
 }
 
 // policyOf returns the engine that decides for an encode with opts.
@@ -496,44 +345,30 @@ func wantUnit(u *dwarf.Unit) bool {
 // needed.
 func reservation(in *loader.Input) (words, types int) { return in.InfoSize / 4, in.InfoSize / 46 }
 
-// baseLoad is a base BTF being loaded on a goroutine of its own.
-type baseLoad struct {
+// loadedBase is a base BTF and how it was loaded.
+type loadedBase struct {
 	types *btf.Types
 	how   baseLoaded
-	err   error
-	done  chan struct{}
 }
 
 // loadBaseBeside starts loading opts.BasePath unless opts.Base is given:
 // reading, parsing and indexing the kernel's strings then overlap
 // with the mapping and relocating of a module.
-func loadBaseBeside(opts Options) *baseLoad {
-	b := &baseLoad{types: opts.Base, done: make(chan struct{})}
+func loadBaseBeside(opts Options) *future[loadedBase] {
 	if opts.Base != nil || opts.BasePath == "" {
-		close(b.done)
-		return b
+		return resolved(loadedBase{types: opts.Base}, nil)
 	}
-	go func() {
-		defer close(b.done)
+	return goFuture(func() (loadedBase, error) {
 		if opts.BaseCache != nil {
-			b.types, b.how, b.err = opts.BaseCache.load(opts.BasePath)
-			return
+			t, how, err := opts.BaseCache.load(opts.BasePath)
+			return loadedBase{t, how}, err
 		}
-		if b.types, b.err = LoadBase(opts.BasePath); b.err == nil {
-			b.types.Strings.BuildIndex() // the splicer's first lookup would
+		t, err := LoadBase(opts.BasePath)
+		if err == nil {
+			t.Strings.BuildIndex() // the splicer's first lookup would
 		}
-	}()
-	return b
-}
-
-// wait returns the base, or the first error: the base's, as when it was
-// loaded before the input, else inErr (the input's).
-func (b *baseLoad) wait(inErr error) (*btf.Types, error) {
-	<-b.done
-	if b.err != nil {
-		return nil, b.err
-	}
-	return b.types, inErr
+		return loadedBase{types: t}, err
+	})
 }
 
 // LoadBase reads base BTF for split encoding from path (raw BTF, or an ELF

@@ -41,16 +41,16 @@ type stateParam struct {
 
 // cuFuncOptions is what saving states needs to know.
 type cuFuncOptions struct {
-	elf           *loader.ElfFuncs
 	arch          loader.Arch
 	trueSignature bool // the feature: states drop the parameters clang optimized out
 	relocatable   bool // ET_REL: DWARF addresses never equal symbol values (spec §2.9 h)
 }
 
 // saveStates applies pahole's per-CU function filter (spec §2.3) to a CU's
-// functions and saves a state for each one that passes.
-func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
-	if !o.elf.Any {
+// functions and saves a state for each one that passes, matched by name
+// to elf's functions.
+func saveStates(tab *loader.TypeTable, cu int, elf *loader.ElfFuncs, o *cuFuncOptions) []funcState {
+	if !elf.Any {
 		return nil
 	}
 	// The functions that pass, first: their parameters then share one
@@ -73,7 +73,7 @@ func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
 		if !named {
 			continue
 		}
-		if ei := o.elf.Find(f.Name); ei >= 0 {
+		if ei := elf.Find(f.Name); ei >= 0 {
 			pass = append(pass, kept{fi, ei})
 			nparams += int(f.Count)
 		}
@@ -88,7 +88,7 @@ func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
 	for _, k := range pass {
 		f, ei := &tab.Funcs[k.fi], k.ei
 		params := tab.FuncParams[f.First : f.First+f.Count]
-		ef := &o.elf.Funcs[ei]
+		ef := &elf.Funcs[ei]
 		s := funcState{elf: int32(ei), cu: int32(cu), die: f.Offset, addr: f.LowPC, ret: btf.TypeID(f.Ret),
 			flags: f.Flags, trueSym: -1, uncertain: uncertainLocation(tab, params, o.arch, packed)}
 		if s.addr != 0 && !o.relocatable {

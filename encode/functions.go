@@ -57,7 +57,7 @@ func sortStatesByElf(states []funcState) {
 // groupStates sorts the saved states by base name (stably, so CU order is
 // kept inside a group, as glibc's qsort does for pahole) and combines each
 // group's flags and prototypes (spec §2.7 steps 1-5).
-func groupStates(types *btf.Types, states []funcState, elf *loader.ElfFuncs, set features.Set, relocatable bool) []funcGroup {
+func groupStates(types *btf.Types, states []funcState, elf *loader.ElfFuncs, set features.Set) []funcGroup {
 	sortStatesByElf(states)
 	var groups []funcGroup
 	for i := 0; i < len(states); {

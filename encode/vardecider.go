@@ -23,44 +23,51 @@ const varChunk = 4096
 type varDecider struct {
 	policy  func() (*engine.Engine, error)
 	chunks  chan []facts.Variable
-	done    chan struct{}
 	pending []facts.Variable // facts not yet sent, a tail of the spliced ones
 	closing sync.Once
-	// Set by the goroutine, read after done:
+	decided *future[varDecisions]
+}
+
+// varDecisions is what the goroutine decided: every chunk's decisions in
+// order, and the deny rules' violations.
+type varDecisions struct {
 	decisions  []engine.Decision
 	violations []engine.Violation
-	err        error // the first chunk's error other than deny rules'
 }
 
 func newVarDecider(policy func() (*engine.Engine, error)) *varDecider {
-	d := &varDecider{policy: policy, chunks: make(chan []facts.Variable, 64), done: make(chan struct{})}
-	go d.run()
+	d := &varDecider{policy: policy, chunks: make(chan []facts.Variable, 64)}
+	d.decided = goFuture(d.run)
 	return d
 }
 
-func (d *varDecider) run() {
-	defer close(d.done)
+// run decides the chunks as they come; its error is the first chunk's
+// other than deny rules', after which it only drains.
+func (d *varDecider) run() (varDecisions, error) {
+	var out varDecisions
 	var pol *engine.Engine
+	var err error
 	for chunk := range d.chunks {
-		if d.err != nil {
+		if err != nil {
 			continue // drain
 		}
 		if pol == nil {
-			if pol, d.err = d.policy(); d.err != nil {
+			if pol, err = d.policy(); err != nil {
 				continue
 			}
 		}
-		ds, err := pol.DecideVariables(context.Background(), chunk, 1)
-		if v := refusal(err); v != nil && ds != nil {
-			d.violations = append(d.violations, v.Violations...)
-			err = nil
+		ds, derr := pol.DecideVariables(context.Background(), chunk, 1)
+		if v := refusal(derr); v != nil && ds != nil {
+			out.violations = append(out.violations, v.Violations...)
+			derr = nil
 		}
-		if err != nil {
-			d.err = err
+		if derr != nil {
+			err = derr
 			continue
 		}
-		d.decisions = append(d.decisions, ds...)
+		out.decisions = append(out.decisions, ds...)
 	}
+	return out, err
 }
 
 // add takes the facts of the next spliced unit (ids already set) and
@@ -78,7 +85,7 @@ func (d *varDecider) add(vs []facts.Variable) {
 func (d *varDecider) abandon() {
 	d.pending = nil
 	d.closing.Do(func() { close(d.chunks) })
-	<-d.done
+	d.decided.wait()
 }
 
 // finish decides the last chunk and returns every decision, in id order,
@@ -91,16 +98,16 @@ func (d *varDecider) finish() ([]engine.Decision, error) {
 		d.pending = nil
 	}
 	d.closing.Do(func() { close(d.chunks) })
-	<-d.done
-	if d.err != nil {
-		return nil, d.err
+	r, err := d.decided.wait()
+	if err != nil {
+		return nil, err
 	}
-	if len(d.violations) > 0 {
-		vs := d.violations
+	if len(r.violations) > 0 {
+		vs := r.violations
 		slices.SortFunc(vs, func(a, b engine.Violation) int {
 			return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
 		})
-		return d.decisions, &engine.ViolationsError{Violations: vs}
+		return r.decisions, &engine.ViolationsError{Violations: vs}
 	}
-	return d.decisions, nil
+	return r.decisions, nil
 }
