@@ -37,6 +37,7 @@ import (
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/facts"
 	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/functions"
 	"github.com/btfgate/btfgate/internal/corpus"
 	"github.com/btfgate/btfgate/loader"
 )
@@ -321,9 +322,9 @@ func BenchmarkSplice(b *testing.B) {
 // benchmarks run the dedup): all is the pre-dedup type graph.
 type benchPipeline struct {
 	e         *encoder
-	states    []funcState // as spliced, before grouping sorts them
-	types     int         // all.Len() before functions were emitted
-	all       *btf.Types  // with functions and DATASECs: Dedup's input
+	states    []functions.State // as spliced, before grouping sorts them
+	types     int               // all.Len() before functions were emitted
+	all       *btf.Types        // with functions and DATASECs: Dedup's input
 	functions []facts.Function
 }
 
@@ -336,7 +337,7 @@ func buildPipeline(tb testing.TB, path string) *benchPipeline {
 	p := &benchPipeline{e: e}
 	for _, phase := range []func() error{e.read, e.decode, func() error {
 		p.types = e.all.Len()
-		p.states = append([]funcState(nil), e.states...)
+		p.states = append([]functions.State(nil), e.states...)
 		return nil
 	}, e.facts, e.decide, e.functions} {
 		if err := phase(); err != nil {
@@ -353,12 +354,11 @@ func buildPipeline(tb testing.TB, path string) *benchPipeline {
 func BenchmarkFacts(b *testing.B) {
 	path := benchCorpus(b)
 	p := benchFixture(b, "pipeline", func() *benchPipeline { return buildPipeline(b, path) })
-	states := make([]funcState, len(p.states))
+	states := make([]functions.State, len(p.states))
 	var fns []facts.Function
 	benchLoop(b, func() {
 		copy(states, p.states)
-		groups := groupStates(p.all, states, p.e.elf, p.e.opts.Features)
-		fns = groupFacts(groups, p.e.elf, p.e.in.SectionName, false)
+		fns = functions.Group(p.all, p.e.elf, states, p.e.opts.Features).Facts(p.e.in.SectionName, false)
 	})
 	b.ReportMetric(float64(len(p.states)), "states")
 	b.ReportMetric(float64(len(fns)), "functions")

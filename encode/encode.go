@@ -14,6 +14,7 @@ import (
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/facts"
 	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/functions"
 	"github.com/btfgate/btfgate/loader"
 	"github.com/btfgate/btfgate/loader/dwarf"
 	"github.com/btfgate/btfgate/loader/elffile"
@@ -160,7 +161,7 @@ func (e *encoder) convertUnits() (int, error) {
 	units := unitJobs(in)
 	type result struct {
 		frag    *btf.Fragment
-		states  []funcState
+		states  []functions.State
 		infos   []secinfo
 		vars    []facts.Variable
 		skipped int
@@ -175,7 +176,7 @@ func (e *encoder) convertUnits() (int, error) {
 	next := make(chan int)
 	stop := make(chan struct{})
 	walkOpts := loader.WalkOptions{TypeTags: opts.Features.TypeTag, DeclTags: opts.Features.DeclTag,
-		TrueSignature: opts.Features.TrueSignature, Arch: fo.arch}
+		TrueSignature: opts.Features.TrueSignature, Arch: fo.Arch}
 	convOpts := convert.Options{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
 	strSecs := btf.IndexStringSections(append([][]byte{in.DebugStr, in.DebugLineStr}, in.PartStrings...)...) // shared by the workers and the splicer
 
@@ -216,9 +217,9 @@ func (e *encoder) convertUnits() (int, error) {
 				default:
 				}
 				frag, err := conv.Convert(&tab, cv.vars, reuse)
-				var states []funcState
+				var states []functions.State
 				if err == nil {
-					states = saveStates(&tab, i, sd.elf, fo)
+					states = functions.Save(&tab, i, sd.elf, fo)
 				} else {
 					err = fmt.Errorf("%s: %w", in.Path, err)
 				}
@@ -247,7 +248,7 @@ func (e *encoder) convertUnits() (int, error) {
 
 	splicer := btf.NewSplicer(dst, strSecs)
 	splicer.Grow(reservation(in))
-	var states []funcState
+	var states []functions.State
 	var datasecs []datasecEntry
 	var vars []facts.Variable
 	var firstErr error
@@ -275,9 +276,9 @@ func (e *encoder) convertUnits() (int, error) {
 			close(stop)
 			break
 		}
-		globalize(r.states, shift, splicer.Intern)
+		functions.Globalize(r.states, shift, splicer.Intern)
 		// The units up to this one are read, and nothing taken from them
-		// points into .debug_info any more (splicing and globalize copy
+		// points into .debug_info any more (splicing and Globalize copy
 		// the names read inline): its pages there can go.
 		in.ReleaseInfoBefore(units[i].end)
 		if e.pipe != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/engine"
+	"github.com/btfgate/btfgate/functions"
 	"github.com/btfgate/btfgate/loader"
 	"github.com/btfgate/btfgate/loader/elffile"
 )
@@ -27,18 +28,18 @@ type encoder struct {
 	excluded map[uint64]bool // DW_LANG values the language exclusion leaves out
 
 	// decode
-	fo     cuFuncOptions
+	fo     functions.Options
 	side   *future[elfSide] // read beside the first units' walks
 	all    *btf.Types       // the units spliced in order, then functions and sections
 	pipe   *dedupPipe       // the dedup beside the phases; nil with DecideOnly
 	policy func() (*engine.Engine, error)
 	vars   *varDecider // decides variables beside the walks
 	elf    *loader.ElfFuncs
-	states []funcState // in unit order
+	states []functions.State // in unit order
 	uv     unitVars
 
 	// facts
-	groups []funcGroup
+	groups *functions.Groups
 
 	// decide
 	include []bool               // per group: it goes in
@@ -154,8 +155,8 @@ func (e *encoder) read() error {
 // variable decisions beside.
 func (e *encoder) decode() error {
 	in := e.in
-	e.fo = cuFuncOptions{arch: loader.ArchFor(in.ELF.Machine),
-		trueSignature: e.opts.Features.TrueSignature, relocatable: in.ELF.Type == elffile.ET_REL}
+	e.fo = functions.Options{Arch: loader.ArchFor(in.ELF.Machine),
+		TrueSignature: e.opts.Features.TrueSignature, Relocatable: in.ELF.Type == elffile.ET_REL}
 	e.side = readELFSide(in, e.opts)
 	e.all = btf.NewTypes(btf.NewStrings())
 	if e.opts.Base != nil {
@@ -192,8 +193,8 @@ func (e *encoder) decode() error {
 // facts groups the saved function states by ELF base name and builds the
 // facts of each group.
 func (e *encoder) facts() error {
-	e.groups = groupStates(e.all, e.states, e.elf, e.opts.Features)
-	e.res.Functions = groupFacts(e.groups, e.elf, e.in.SectionName, e.opts.Detail)
+	e.groups = functions.Group(e.all, e.elf, e.states, e.opts.Features)
+	e.res.Functions = e.groups.Facts(e.in.SectionName, e.opts.Detail)
 	return nil
 }
 
@@ -234,7 +235,7 @@ func (e *encoder) decide() error {
 // functions appends the functions, the variables' decl tags and the
 // DATASECs that go in.
 func (e *encoder) functions() error {
-	if err := emitFunctions(e.all, e.groups, e.include, e.extra, e.elf, e.opts.Features); err != nil {
+	if err := e.groups.Emit(e.include, e.extra); err != nil {
 		return fmt.Errorf("%s: %w", e.path, err)
 	}
 	addVarTags(e.all, e.vo.tags)
