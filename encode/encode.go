@@ -293,7 +293,7 @@ func (e *encoder) convertUnits() (int, error) {
 			r.vars[k].ID = firstVar + k
 		}
 		vars = append(vars, r.vars...)
-		e.vars.add(r.vars)
+		e.vars.add(vars)
 		for _, si := range r.infos {
 			datasecs = append(datasecs, datasecEntry{section: si.section, fact: firstVar + si.fact, info: btf.VarSecinfo{
 				Type: r.frag.VarIDs[si.varIdx] + tailShift, Offset: si.offset, Size: si.size}})

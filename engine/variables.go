@@ -20,7 +20,6 @@ const variableQuery = "data.btfgate.variable_decision.result"
 type variableRules struct {
 	query   rego.PreparedEvalQuery
 	origins map[string]string
-	keys    []*ast.Term // keyTerms
 }
 
 // prepareVariables compiles the variable decision query with the options
@@ -31,7 +30,7 @@ func prepareVariables(ctx context.Context, opts []func(*rego.Rego), parsed []*as
 	if err != nil {
 		return nil, fmt.Errorf("compiling variable policies: %w", policyErrors(err, forbidden))
 	}
-	return &variableRules{query: q, origins: packageRuleOrigins(parsed, "variables"), keys: keyTerms()}, nil
+	return &variableRules{query: q, origins: packageRuleOrigins(parsed, "variables")}, nil
 }
 
 // DecideVariables decides every variable as DecideFunctions decides
@@ -70,7 +69,7 @@ func (e *Engine) decideVariables(ctx context.Context, vars []facts.Variable, job
 	all, err := runBatches(ctx, jobs, func(ctx context.Context, j int) (batchReport, error) {
 		lo, hi := j*len(vars)/jobs, (j+1)*len(vars)/jobs
 		b := batch{out: out, index: index, lo: lo, hi: hi, origins: e.vars.origins}
-		return e.decideVariableBatch(ctx, b, e.variableInput(vars[lo:hi]))
+		return e.decideVariableBatch(ctx, b, e.input.variableInput(e.features, vars[lo:hi], newBatchTerms()))
 	})
 	if err != nil {
 		return nil, err
@@ -149,7 +148,9 @@ func paholeReasons(result ast.Object, b batch) error {
 	if doc == nil {
 		return nil
 	}
-	reasons := map[string]Reason{}
+	// Most variables have pahole's reason alone: they share one slice of
+	// it per reason (cap 1, so an append copies).
+	reasons := map[string][]Reason{}
 	return doc.Iter(func(k, v *ast.Term) error {
 		id, ok := intValue(k.Value)
 		rule, isStr := v.Value.(ast.String)
@@ -160,63 +161,28 @@ func paholeReasons(result ast.Object, b batch) error {
 		if !ok || i < b.lo || i >= b.hi {
 			return nil
 		}
-		r, seen := reasons[string(rule)]
+		alone, seen := reasons[string(rule)]
 		if !seen {
-			r = Reason{Rule: string(rule), Message: text(field(msgs, string(rule))), Module: b.origins["pahole_reason"]}
+			r := Reason{Rule: string(rule), Message: text(field(msgs, string(rule))), Module: b.origins["pahole_reason"]}
 			if r.Message == "" {
 				r.Message = r.Rule
 			}
-			reasons[string(rule)] = r
+			alone = []Reason{r}
+			reasons[string(rule)] = alone
 		}
+		r := alone[0]
 		d := &b.out[i]
 		if rank[r.Rule] {
 			d.Final = r.Message
 		}
-		d.Reasons = append([]Reason{r}, d.Reasons...)
+		if len(d.Reasons) == 0 {
+			d.Reasons = alone
+		} else {
+			d.Reasons = append([]Reason{r}, d.Reasons...)
+		}
 		if !d.Include {
 			d.Annotations = nil
 		}
 		return nil
 	})
-}
-
-// variableInput is the input document of one batch of variables:
-// {"features": {...}, "variables": {ID: VARIABLE, ...}}, each VARIABLE
-// with every field of facts.Variable under its JSON name.
-func (e *Engine) variableInput(vars []facts.Variable) ast.Value {
-	byID := ast.NewObjectWithCapacity(len(vars))
-	for i := range vars {
-		byID.Insert(ast.InternedTerm(vars[i].ID), e.vars.term(&vars[i]))
-	}
-	return ast.NewObject(
-		[2]*ast.Term{e.vars.keys[len(variableKeys)], e.features},
-		[2]*ast.Term{e.vars.keys[len(variableKeys)+1], ast.NewTerm(byID)},
-	)
-}
-
-// variableKeys are facts.Variable's JSON names, in term's order.
-var variableKeys = [...]string{"id", "name", "section", "addr", "offset", "size", "type", "void_type",
-	"valid_name", "name_filtered", "external", "percpu", "in_symtab", "cu", "die", "pahole_skip"}
-
-// keyTerms are variableKeys' terms, then "features" and "variables",
-// made once and shared by every input.
-func keyTerms() []*ast.Term {
-	out := make([]*ast.Term, 0, len(variableKeys)+2)
-	for _, k := range variableKeys {
-		out = append(out, ast.StringTerm(k))
-	}
-	return append(out, ast.StringTerm("features"), ast.StringTerm("variables"))
-}
-
-// term is one variable's input object.
-func (r *variableRules) term(v *facts.Variable) *ast.Term {
-	values := [len(variableKeys)]*ast.Term{integer(v.ID), str(v.Name), str(v.Section), unsigned(v.Addr),
-		unsigned(v.Offset), unsigned(v.Size), str(v.Type), boolean(v.VoidType), boolean(v.ValidName),
-		boolean(v.NameFiltered), boolean(v.External), boolean(v.Percpu), boolean(v.InSymtab),
-		integer(v.CU), unsigned(v.DIE), str(v.PaholeSkip)}
-	var items [len(variableKeys)][2]*ast.Term
-	for i := range variableKeys {
-		items[i] = [2]*ast.Term{r.keys[i], values[i]}
-	}
-	return ast.ObjectTerm(items[:]...)
 }
