@@ -51,8 +51,9 @@ type encoder struct {
 func newEncoder(path string, opts Options) *encoder {
 	opts.Jobs = workers(opts.Jobs)
 	e := &encoder{path: path, opts: opts, res: &Result{}}
-	// The policies compile beside the read, or on the variable
-	// goroutine's first chunk, whichever asks first.
+	// The engine, once, for whichever asks first (the variable
+	// goroutine's first chunk or the decide phase): Policy, WaitPolicy's
+	// (which a caller compiles beside the read), or the default policies.
 	e.policy = sync.OnceValues(func() (*engine.Engine, error) { return policyOf(opts) })
 	return e
 }
