@@ -28,7 +28,7 @@ func prepareVariables(ctx context.Context, opts []func(*rego.Rego), parsed []*as
 	opts = append([]func(*rego.Rego){rego.Query(variableQuery)}, opts[1:]...)
 	q, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("compiling variable policies: %w", policyErrors(err, forbidden))
+		return nil, coded(CodeCompile, fmt.Errorf("compiling variable policies: %w", policyErrors(err, forbidden)))
 	}
 	return &variableRules{query: q, origins: packageRuleOrigins(parsed, "variables")}, nil
 }
@@ -54,7 +54,7 @@ func (e *Engine) decideVariables(ctx context.Context, vars []facts.Variable, job
 	index := make(map[int]int, len(vars))
 	for i := range vars {
 		if j, dup := index[vars[i].ID]; dup {
-			return nil, fmt.Errorf("deciding variables: id %d used by both %s and %s", vars[i].ID, vars[j].Name, vars[i].Name)
+			return nil, coded(CodeInput, fmt.Errorf("deciding variables: id %d used by both %s and %s", vars[i].ID, vars[j].Name, vars[i].Name))
 		}
 		index[vars[i].ID] = i
 		out[i] = Decision{ID: vars[i].ID, Name: vars[i].Name, Include: true}
@@ -90,8 +90,8 @@ func (e *Engine) decideVariables(ctx context.Context, vars []facts.Variable, job
 		for j := range out[i].Annotations {
 			if out[i].Annotations[j].Component != -1 {
 				a := out[i].Annotations[j]
-				return nil, fmt.Errorf("evaluating policies: variable %s (id %d): annotate.%s: tag %q has component %d; a variable's tags have none",
-					out[i].Name, out[i].ID, a.Rule, a.Value, a.Component)
+				return nil, coded(CodeDocument, fmt.Errorf("evaluating policies: variable %s (id %d): annotate.%s: tag %q has component %d; a variable's tags have none",
+					out[i].Name, out[i].ID, a.Rule, a.Value, a.Component))
 			}
 		}
 	}
@@ -108,18 +108,18 @@ func (e *Engine) decideVariableBatch(ctx context.Context, b batch, input ast.Val
 		return batchReport{}, ctx.Err()
 	}
 	if err != nil {
-		return batchReport{}, fmt.Errorf("evaluating variable policies: %w", policyErrors(err, nil))
+		return batchReport{}, coded(CodeEval, fmt.Errorf("evaluating variable policies: %w", policyErrors(err, nil)))
 	}
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return batchReport{}, fmt.Errorf("evaluating variable policies: %s is undefined", variableQuery)
+		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating variable policies: %s is undefined", variableQuery))
 	}
 	result, ok := rs[0].Expressions[0].Value.(*ast.Term)
 	if !ok {
-		return batchReport{}, fmt.Errorf("evaluating variable policies: %s: unexpected result %T", variableQuery, rs[0].Expressions[0].Value)
+		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating variable policies: %s: unexpected result %T", variableQuery, rs[0].Expressions[0].Value))
 	}
 	obj, ok := result.Value.(ast.Object)
 	if !ok {
-		return batchReport{}, fmt.Errorf("evaluating variable policies: %s is %s, want an object", variableQuery, ast.ValueName(result.Value))
+		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating variable policies: %s is %s, want an object", variableQuery, ast.ValueName(result.Value)))
 	}
 	report, err := e.assemble(obj, b)
 	if err != nil || len(report.problems) > 0 {
@@ -155,7 +155,7 @@ func paholeReasons(result ast.Object, b batch) error {
 		id, ok := intValue(k.Value)
 		rule, isStr := v.Value.(ast.String)
 		if !ok || !isStr {
-			return fmt.Errorf("evaluating variable policies: pahole_reason: want {id: rule name}, got %v: %v", k, v)
+			return coded(CodeDocument, fmt.Errorf("evaluating variable policies: pahole_reason: want {id: rule name}, got %v: %v", k, v))
 		}
 		i, ok := b.index[id]
 		if !ok || i < b.lo || i >= b.hi {
