@@ -37,9 +37,9 @@ import (
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/facts"
 	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/functions"
 	"github.com/btfgate/btfgate/internal/corpus"
 	"github.com/btfgate/btfgate/loader"
-	"github.com/btfgate/btfgate/loader/elffile"
 )
 
 // benchLoop runs op under b.Loop and reports allocations and CPU time per
@@ -317,71 +317,35 @@ func BenchmarkSplice(b *testing.B) {
 	b.ReportMetric(float64(4*words)/(1<<20), "reserved-MiB")
 }
 
-// benchPipeline is Encode's state after each step, built by the same steps
-// (convertUnits on 2 workers, then grouping, the default policies,
-// emitting functions and DATASECs): all is the pre-dedup type graph.
+// benchPipeline is Encode's state after each phase up to the functions,
+// run by Encode's own phases (on 2 workers, without the dedup pipe: the
+// benchmarks run the dedup): all is the pre-dedup type graph.
 type benchPipeline struct {
-	in        *loader.Input
-	opts      Options
-	elf       *loader.ElfFuncs
-	relocat   bool
-	states    []funcState // as spliced, before grouping sorts them
-	types     int         // all.Len() before functions were emitted
-	all       *btf.Types  // with functions and DATASECs: Dedup's input
+	e         *encoder
+	states    []functions.State // as spliced, before grouping sorts them
+	types     int               // all.Len() before functions were emitted
+	all       *btf.Types        // with functions and DATASECs: Dedup's input
 	functions []facts.Function
-	decisions []engine.Decision
 }
 
-func (p *benchPipeline) close() { p.in.Close() }
+func (p *benchPipeline) close() { p.e.close() }
 
 func buildPipeline(tb testing.TB, path string) *benchPipeline {
 	tb.Helper()
-	opts := Options{Features: features.Default(), Jobs: 2}
-	in, err := loader.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p := &benchPipeline{in: in, opts: opts}
-	syms, err := in.ELF.Symbols()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p.elf = loader.CollectElfFuncs(syms)
-	if err := loader.MarkBTFIDs(in.ELF, syms, p.elf); err != nil {
-		tb.Fatal(err)
-	}
-	p.relocat = in.ELF.Type == elffile.ET_REL
-	fo := &cuFuncOptions{elf: p.elf, arch: loader.ArchFor(in.ELF.Machine),
-		trueSignature: opts.Features.TrueSignature, relocatable: p.relocat}
-	vs := newVarSections(in, syms, opts)
-	p.all = btf.NewTypes(btf.NewStrings())
-	states, datasecs, _, err := convertUnits(in, opts, fo, readySide(vs), nil, p.all, nil, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p.types = p.all.Len()
-	p.states = append([]funcState(nil), states...)
-	groups := groupStates(p.all, states, p.elf, opts.Features, p.relocat)
-	p.functions = groupFacts(groups, p.elf, in.SectionName, false)
-	pol, err := engine.New(context.Background(), engine.Config{Features: opts.Features})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if p.decisions, err = pol.DecideFunctions(context.Background(), p.functions, opts.Jobs); err != nil {
-		tb.Fatal(err)
-	}
-	include := make([]bool, len(groups))
-	extra := make([][]loader.FuncAnnot, len(groups))
-	for i, d := range p.decisions {
-		include[i] = d.Include
-		for _, a := range d.Annotations {
-			extra[i] = append(extra[i], loader.FuncAnnot{Value: a.Value, Component: int32(a.Component)})
+	// DecideOnly starts no dedup pipe; the phases run here go on past it.
+	e := newEncoder(path, Options{Features: features.Default(), Jobs: 2, DecideOnly: true})
+	p := &benchPipeline{e: e}
+	for _, phase := range []func() error{e.read, e.decode, func() error {
+		p.types = e.all.Len()
+		p.states = append([]functions.State(nil), e.states...)
+		return nil
+	}, e.facts, e.decide, e.functions} {
+		if err := phase(); err != nil {
+			e.close()
+			tb.Fatal(err)
 		}
 	}
-	if err := emitFunctions(p.all, groups, include, extra, p.elf, opts.Features); err != nil {
-		tb.Fatal(err)
-	}
-	emitDatasecs(p.all, datasecs.datasecs, in.ELF.Sections)
+	p.all, p.functions = e.all, e.res.Functions
 	return p
 }
 
@@ -390,12 +354,11 @@ func buildPipeline(tb testing.TB, path string) *benchPipeline {
 func BenchmarkFacts(b *testing.B) {
 	path := benchCorpus(b)
 	p := benchFixture(b, "pipeline", func() *benchPipeline { return buildPipeline(b, path) })
-	states := make([]funcState, len(p.states))
+	states := make([]functions.State, len(p.states))
 	var fns []facts.Function
 	benchLoop(b, func() {
 		copy(states, p.states)
-		groups := groupStates(p.all, states, p.elf, p.opts.Features, p.relocat)
-		fns = groupFacts(groups, p.elf, p.in.SectionName, false)
+		fns = functions.Group(p.all, p.e.elf, states, p.e.opts.Features).Facts(p.e.in.SectionName, false)
 	})
 	b.ReportMetric(float64(len(p.states)), "states")
 	b.ReportMetric(float64(len(fns)), "functions")
@@ -584,7 +547,7 @@ func BenchmarkEncodeModule(b *testing.B) {
 func TestBenchPipelineMatchesEncode(t *testing.T) {
 	run := encodeCorpusDefault(t)
 	p := buildPipeline(t, corpus.Vmlinux(t))
-	defer p.in.Close()
+	defer p.close()
 	if p.all.Len() != run.res.Before {
 		t.Errorf("benchmark pipeline has %d types before dedup, Encode %d", p.all.Len(), run.res.Before)
 	}

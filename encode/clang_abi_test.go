@@ -25,7 +25,8 @@ var clangABIObjects = []string{
 	"clang_abi.gcc-dwarf5.elf",
 }
 
-// clangABISets are the feature sets of expected/*.pahole-1.31.SET.*.
+// clangABISets are the feature sets of expected/*.pahole-1.31.SET.* (and
+// groups/expected/).
 var clangABISets = []struct{ name, features string }{
 	{"default", "default"},
 	{"true_signature", "default,true_signature"},
@@ -36,40 +37,56 @@ var clangABISets = []struct{ name, features string }{
 // functions in order, with what pahole 1.31 wrote.
 func TestFixtureClangABIPahole131(t *testing.T) {
 	for _, obj := range clangABIObjects {
-		for _, set := range clangABISets {
-			t.Run(obj+"/"+set.name, func(t *testing.T) {
-				fs, unknown, err := features.Parse(set.features, true)
-				if err != nil || len(unknown) > 0 {
-					t.Fatalf("features %q: %v %v", set.features, err, unknown)
-				}
-				base := filepath.Join(fixtureDir, "expected", obj+".pahole-1.31."+set.name)
-				v := encodeFixture(t, obj, fs)
-				raw, err := v.res.Types.Marshal(binary.LittleEndian)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ours, err := btfdiff.FromBytes("btfgate", raw, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				theirs, err := btfdiff.Load(base+".btf", "")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if rep := btfdiff.Compare(theirs, ours); !rep.Equal() {
-					var b strings.Builder
-					_ = rep.WriteText(&b, 40)
-					t.Errorf("BTF differs from pahole 1.31's (A = pahole, B = btfgate):\n%s", b.String())
-				}
-				want, err := os.ReadFile(base + ".log")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := skipLines(v.res); got != string(want) {
-					t.Errorf("skip messages differ from pahole 1.31's -V:\n got:\n%s want:\n%s", got, want)
-				}
-			})
-		}
+		checkPahole131(t, obj)
+	}
+}
+
+// TestFixtureGroupsPahole131 does the same for the groups programs
+// (testdata/fixtures/groups/README.md): functions of one name in several
+// units.
+func TestFixtureGroupsPahole131(t *testing.T) {
+	for _, obj := range []string{"groups/gcc.exe", "groups/clang19.exe"} {
+		checkPahole131(t, obj)
+	}
+}
+
+// checkPahole131 encodes fixture obj with each of clangABISets and
+// compares the BTF and the -V lines about functions with pahole 1.31's,
+// in expected/ beside obj.
+func checkPahole131(t *testing.T, obj string) {
+	for _, set := range clangABISets {
+		t.Run(obj+"/"+set.name, func(t *testing.T) {
+			fs, unknown, err := features.Parse(set.features, true)
+			if err != nil || len(unknown) > 0 {
+				t.Fatalf("features %q: %v %v", set.features, err, unknown)
+			}
+			base := filepath.Join(fixtureDir, filepath.Dir(obj), "expected", filepath.Base(obj)+".pahole-1.31."+set.name)
+			v := encodeFixture(t, obj, fs)
+			raw, err := v.res.Types.Marshal(binary.LittleEndian)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ours, err := btfdiff.FromBytes("btfgate", raw, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			theirs, err := btfdiff.Load(base+".btf", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep := btfdiff.Compare(theirs, ours); !rep.Equal() {
+				var b strings.Builder
+				_ = rep.WriteText(&b, 40)
+				t.Errorf("BTF differs from pahole 1.31's (A = pahole, B = btfgate):\n%s", b.String())
+			}
+			want, err := os.ReadFile(base + ".log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := skipLines(v.res); got != string(want) {
+				t.Errorf("skip messages differ from pahole 1.31's -V:\n got:\n%s want:\n%s", got, want)
+			}
+		})
 	}
 }
 

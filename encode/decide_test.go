@@ -2,13 +2,11 @@ package encode
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/engine"
 	"github.com/btfgate/btfgate/features"
-	"github.com/btfgate/btfgate/loader"
 )
 
 func policyFor(t *testing.T, set features.Set, src string) *engine.Engine {
@@ -101,31 +99,5 @@ skip.two_params := {id: {"two or more parameters"} | count(input.functions[id].c
 		if two != skipped {
 			t.Errorf("%s: %d params, skipped by two_params: %v", f.Name, len(f.Canonical.Params), skipped)
 		}
-	}
-}
-
-// TestTrueSignatureRefusedWhereClangChangedTheSignature: clang's
-// DW_CC_nocall functions are walked differently with the feature, so a
-// per-function selection refuses them instead of emitting what pahole
-// would not.
-func TestTrueSignatureRefusedWhereClangChangedTheSignature(t *testing.T) {
-	elf := &loader.ElfFuncs{Funcs: []loader.ElfFunc{
-		{Name: "a", Syms: []loader.ElfSym{{Name: "a.isra.0", Value: 0x10}}},
-		{Name: "b", Syms: []loader.ElfSym{{Name: "b.isra.0", Value: 0x20}}},
-	}}
-	groups := []funcGroup{
-		{elf: 0, trueSig: -1, states: []funcState{{elf: 0, addr: 0x10, addrMatches: true, trueSym: 0}}},
-		{elf: 1, trueSig: -1, states: []funcState{{elf: 1, addr: 0x20, addrMatches: true, trueSym: 0, flags: loader.FuncSignatureChanged}}},
-	}
-	sel := [][]engine.Reason{{{Rule: "r"}}, {{Rule: "r"}}}
-	err := applyTrueSignatures(groups, sel, elf)
-	if err == nil || !strings.Contains(err.Error(), "1 function(s) whose signature clang changed (DW_CC_nocall)") ||
-		!strings.Contains(err.Error(), "--features=+true_signature") || !strings.HasSuffix(err.Error(), ": b") {
-		t.Fatalf("error %v, want b refused", err)
-	}
-	// Without clang's mark the group gets its true signature.
-	err = applyTrueSignatures(groups[:1], sel[:1], elf)
-	if err != nil || !groups[0].trueSignature || groups[0].trueSig != 0 {
-		t.Fatalf("error %v, trueSignature %v, trueSig %d; want the clone chosen", err, groups[0].trueSignature, groups[0].trueSig)
 	}
 }

@@ -15,32 +15,44 @@ import (
 // so any run of whole units is a valid batch). Finish then runs, after the
 // functions phase, the passes that need every type.
 type dedupPipe struct {
-	dd *btf.Deduplication // set by the goroutine; read after done
-
 	mu     sync.Mutex
 	latest *btf.Types    // the newest View, nil once taken
 	notify chan struct{} // a View is waiting
 	closed chan struct{} // no more Views
-	done   chan struct{} // the goroutine has returned
-	err    error         // its first error, read after done
-	busy   time.Duration // time spent in Advance, read after done
 	once   sync.Once     // closes closed
+	ran    *future[pipeRun]
+}
+
+// pipeRun is what the dedup goroutine leaves: the dedup with every View
+// taken in, and the time its steps took.
+type pipeRun struct {
+	dd   *btf.Deduplication // nil if the dedup could not be set up
+	busy time.Duration
 }
 
 // startDedupPipe starts the goroutine that sets up the dedup of all
 // (empty, or holding only what comes before the units: for split BTF, the
-// setup takes in the base's 100,000 types) with room for types more types
+// setup takes in the base's types) with room for types more types
 // of words more words, then runs the passes as Views come.
 func startDedupPipe(all *btf.Types, types, words int) *dedupPipe {
-	p := &dedupPipe{notify: make(chan struct{}, 1), closed: make(chan struct{}), done: make(chan struct{})}
-	go p.run(all.View(), types, words)
+	p := &dedupPipe{notify: make(chan struct{}, 1), closed: make(chan struct{})}
+	start := all.View()
+	p.ran = goFuture(func() (pipeRun, error) { return p.run(start, types, words) })
 	return p
 }
 
-func (p *dedupPipe) run(start *btf.Types, types, words int) {
-	defer close(p.done)
-	p.timed(func() (err error) {
-		p.dd, err = btf.StartPipelinedDedup(start, types, words)
+// run is the dedup goroutine: it stops at the first error, and after the
+// last View it starts the reference passes.
+func (p *dedupPipe) run(start *btf.Types, types, words int) (pipeRun, error) {
+	var r pipeRun
+	var err error
+	timed := func(step func() error) {
+		began := time.Now()
+		err = step()
+		r.busy += time.Since(began)
+	}
+	timed(func() (err error) {
+		r.dd, err = btf.StartPipelinedDedup(start, types, words)
 		return err
 	})
 	for {
@@ -54,24 +66,16 @@ func (p *dedupPipe) run(start *btf.Types, types, words int) {
 		v := p.latest
 		p.latest = nil
 		p.mu.Unlock()
-		if v != nil && p.err == nil {
-			p.timed(func() error { return p.dd.Advance(v) })
+		if v != nil && err == nil {
+			timed(func() error { return r.dd.Advance(v) })
 		}
 		if last {
-			if p.err == nil {
-				p.timed(p.dd.StartRefs)
+			if err == nil {
+				timed(r.dd.StartRefs)
 			}
-			return
+			return r, err
 		}
 	}
-}
-
-// timed runs a step of the goroutine, keeping its error and adding its
-// time to busy.
-func (p *dedupPipe) timed(step func() error) {
-	began := time.Now()
-	p.err = step()
-	p.busy += time.Since(began)
 }
 
 // publish hands the types all holds now to the dedup goroutine. Only the
@@ -92,17 +96,19 @@ func (p *dedupPipe) publish(all *btf.Types) {
 func (p *dedupPipe) close() { p.once.Do(func() { close(p.closed) }) }
 
 // wait closes the pipe and waits for the goroutine.
-func (p *dedupPipe) wait() error {
+func (p *dedupPipe) wait() (pipeRun, error) {
 	p.close()
-	<-p.done
-	return p.err
+	return p.ran.wait()
 }
 
 // finish waits for the goroutine, then takes in the types appended since
-// (functions and sections) and runs the rest of the dedup.
-func (p *dedupPipe) finish() (*btf.Types, error) {
-	if err := p.wait(); err != nil {
-		return nil, err
+// (functions and sections) and runs the rest of the dedup. It returns the
+// goroutine's run with the result.
+func (p *dedupPipe) finish() (*btf.Types, pipeRun, error) {
+	r, err := p.wait()
+	if err != nil {
+		return nil, r, err
 	}
-	return p.dd.Finish()
+	out, err := r.dd.Finish()
+	return out, r, err
 }

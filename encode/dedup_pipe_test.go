@@ -17,7 +17,7 @@ func TestDedupPipeSetupError(t *testing.T) {
 	}
 	p := startDedupPipe(all, 16, 64)
 	p.close()
-	if out, err := p.finish(); err == nil {
+	if out, _, err := p.finish(); err == nil {
 		t.Fatalf("finish set up a dedup of broken types (%d types out)", out.Len())
 	}
 }

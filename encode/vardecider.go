@@ -23,44 +23,51 @@ const varChunk = 4096
 type varDecider struct {
 	policy  func() (*engine.Engine, error)
 	chunks  chan []facts.Variable
-	done    chan struct{}
 	sent    int // how many of the spliced facts the chunks hold
 	closing sync.Once
-	// Set by the goroutine, read after done:
-	decided    [][]engine.Decision // by chunk
+	decided *future[varDecisions]
+}
+
+// varDecisions is what the goroutine decided: each chunk's decisions, in
+// order, and the deny rules' violations.
+type varDecisions struct {
+	byChunk    [][]engine.Decision
 	violations []engine.Violation
-	err        error // the first chunk's error other than deny rules'
 }
 
 func newVarDecider(policy func() (*engine.Engine, error)) *varDecider {
-	d := &varDecider{policy: policy, chunks: make(chan []facts.Variable, 64), done: make(chan struct{})}
-	go d.run()
+	d := &varDecider{policy: policy, chunks: make(chan []facts.Variable, 64)}
+	d.decided = goFuture(d.run)
 	return d
 }
 
-func (d *varDecider) run() {
-	defer close(d.done)
+// run decides the chunks as they come; its error is the first chunk's
+// other than deny rules', after which it only drains.
+func (d *varDecider) run() (varDecisions, error) {
+	var out varDecisions
 	var pol *engine.Engine
+	var err error
 	for chunk := range d.chunks {
-		if d.err != nil {
+		if err != nil {
 			continue // drain
 		}
 		if pol == nil {
-			if pol, d.err = d.policy(); d.err != nil {
+			if pol, err = d.policy(); err != nil {
 				continue
 			}
 		}
-		ds, err := pol.DecideVariables(context.Background(), chunk, 1)
-		if v := refusal(err); v != nil && ds != nil {
-			d.violations = append(d.violations, v.Violations...)
-			err = nil
+		ds, derr := pol.DecideVariables(context.Background(), chunk, 1)
+		if v := refusal(derr); v != nil && ds != nil {
+			out.violations = append(out.violations, v.Violations...)
+			derr = nil
 		}
-		if err != nil {
-			d.err = err
+		if derr != nil {
+			err = derr
 			continue
 		}
-		d.decided = append(d.decided, ds)
+		out.byChunk = append(out.byChunk, ds)
 	}
+	return out, err
 }
 
 // add takes the facts of every variable spliced so far (ids set; the
@@ -78,7 +85,7 @@ func (d *varDecider) add(all []facts.Variable) {
 // (the encode failed); it may be called more than once.
 func (d *varDecider) abandon() {
 	d.closing.Do(func() { close(d.chunks) })
-	<-d.done
+	d.decided.wait()
 }
 
 // finish decides the facts of all (add's argument, complete) not sent yet
@@ -91,21 +98,21 @@ func (d *varDecider) finish(all []facts.Variable) ([]engine.Decision, error) {
 		d.sent = len(all)
 	}
 	d.closing.Do(func() { close(d.chunks) })
-	<-d.done
-	if d.err != nil {
-		return nil, d.err
+	r, err := d.decided.wait()
+	if err != nil {
+		return nil, err
 	}
 	n := 0
-	for _, ds := range d.decided {
+	for _, ds := range r.byChunk {
 		n += len(ds)
 	}
 	decisions := make([]engine.Decision, 0, n)
-	for _, ds := range d.decided {
+	for _, ds := range r.byChunk {
 		decisions = append(decisions, ds...)
 	}
-	d.decided = nil
-	if len(d.violations) > 0 {
-		vs := d.violations
+	d.decided = resolved(varDecisions{}, nil) // the chunks' decisions can go
+	if len(r.violations) > 0 {
+		vs := r.violations
 		slices.SortFunc(vs, func(a, b engine.Violation) int {
 			return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
 		})

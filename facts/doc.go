@@ -4,9 +4,9 @@
 // decide.
 //
 // The loader (package loader) reads per-DIE facts from ELF and DWARF:
-// symbols, parameter locations, the ABI walk's verdicts. The encoder
-// (package encode, functions.go) groups the DIEs by ELF base name as
-// pahole does and assembles one Function per group from them.
+// symbols, parameter locations, the ABI walk's verdicts. Package
+// functions groups the DIEs by ELF base name as pahole does and assembles
+// one Function per group from them.
 //
 // # One source
 //

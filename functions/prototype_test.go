@@ -1,4 +1,4 @@
-package encode
+package functions
 
 import (
 	"testing"
@@ -38,11 +38,11 @@ func TestPrototypeDeclarators(t *testing.T) {
 	if err := ts.Err(); err != nil {
 		t.Fatal(err)
 	}
-	state := func(ret btf.TypeID, params ...stateParam) *funcState { return &funcState{ret: ret, params: params} }
+	state := func(ret btf.TypeID, params ...stateParam) *State { return &State{ret: ret, params: params} }
 	param := func(name string, typ btf.TypeID) stateParam { return stateParam{nameOff: s(name), typ: typ} }
 	p := &protoPrinter{types: ts}
 	for _, tc := range []struct {
-		s    *funcState
+		s    *State
 		want string
 	}{
 		{state(intT, param("skb", skbPtr), param("len", u32)), "int f(struct sk_buff *skb, u32 len)"},
@@ -60,19 +60,20 @@ func TestPrototypeDeclarators(t *testing.T) {
 	}
 }
 
-// TestPrototypeFacts: with Detail, every instance's prototype is its
-// FUNC_PROTO as emitted, printed as C.
+// TestPrototypeFacts: every instance's prototype is its FUNC_PROTO as it
+// would be emitted, printed as C.
 func TestPrototypeFacts(t *testing.T) {
-	res, err := Encode(fixturePath(t, "types.gcc-dwarf5.o"), Options{Features: features.Default(), Jobs: 1, Detail: true, DecideOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := features.Default()
+	gs := save(t, "types.gcc-dwarf5.o", set).group(set)
+	fns := gs.Facts(func(uint32) string { return "" }, true)
+	gs.AddPrototypes(fns)
+	instances := gs.Instances()
 	want := map[string]string{
 		"fn_many_kinds":  "int fn_many_kinds(const char *const name, int *restrict out, volatile long unsigned int *reg, td_fnptr cb, enum enum_neg e, union u_plain u, v4si vec)",
 		"fn_varargs":     "int fn_varargs(int count, ...)",
 		"fn_returns_big": "struct s_big fn_returns_big(long int seed)",
 	}
-	for i, f := range res.Functions {
+	for i, f := range fns {
 		w, ok := want[f.Name]
 		if !ok {
 			continue
@@ -81,9 +82,9 @@ func TestPrototypeFacts(t *testing.T) {
 		if f.Canonical.Prototype != w {
 			t.Errorf("%s: canonical prototype %q, want %q", f.Name, f.Canonical.Prototype, w)
 		}
-		for _, in := range res.Instances[i] {
-			if in.Prototype == "" {
-				t.Errorf("%s: instance at DIE %#x has no prototype", f.Name, in.DIE)
+		for _, in := range instances[i] {
+			if in.Prototype != w {
+				t.Errorf("%s: instance at DIE %#x has prototype %q, want %q", f.Name, in.DIE, in.Prototype, w)
 			}
 		}
 	}

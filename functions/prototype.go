@@ -1,4 +1,4 @@
-package encode
+package functions
 
 import (
 	"strconv"
@@ -24,7 +24,7 @@ const (
 )
 
 // prototype prints the declaration of s named name.
-func (p *protoPrinter) prototype(name string, s *funcState) string {
+func (p *protoPrinter) prototype(name string, s *State) string {
 	p.buf = p.appendDecl(p.buf[:0], s.ret, name, s, 0)
 	return string(p.buf)
 }
@@ -40,7 +40,7 @@ type declPart struct {
 
 // appendDecl appends the C declaration of name with type id. With fn, name
 // is a function returning id whose parameters are fn's.
-func (p *protoPrinter) appendDecl(b []byte, id btf.TypeID, name string, fn *funcState, depth int) []byte {
+func (p *protoPrinter) appendDecl(b []byte, id btf.TypeID, name string, fn *State, depth int) []byte {
 	t := p.types
 	var leftArr, rightArr [8]declPart
 	left, right := leftArr[:0], rightArr[:0]
@@ -192,7 +192,7 @@ func (p *protoPrinter) appendBase(b []byte, id btf.TypeID) []byte {
 }
 
 // appendStateParams appends a saved state's parameter list.
-func (p *protoPrinter) appendStateParams(b []byte, s *funcState, depth int) []byte {
+func (p *protoPrinter) appendStateParams(b []byte, s *State, depth int) []byte {
 	b = append(b, '(')
 	if len(s.params) == 0 {
 		b = append(b, "void"...)

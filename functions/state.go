@@ -1,4 +1,4 @@
-package encode
+package functions
 
 import (
 	"strings"
@@ -9,10 +9,10 @@ import (
 	"github.com/btfgate/btfgate/loader/dwarf"
 )
 
-// funcState is one DWARF function instance that matched an ELF base name:
-// pahole's btf_encoder_func_state (spec §2.6). Type ids are CU-local while
-// the state sits in its CU's result, global once the CU is spliced.
-type funcState struct {
+// State is one DWARF function instance that matched an ELF base name:
+// pahole's btf_encoder_func_state (spec §2.6). Type ids are CU-local from
+// Save until Globalize, global after.
+type State struct {
 	elf             int32 // index into ElfFuncs
 	cu              int32
 	die             uint64
@@ -39,18 +39,18 @@ type stateParam struct {
 	typ     btf.TypeID
 }
 
-// cuFuncOptions is what saving states needs to know.
-type cuFuncOptions struct {
-	elf           *loader.ElfFuncs
-	arch          loader.Arch
-	trueSignature bool // the feature: states drop the parameters clang optimized out
-	relocatable   bool // ET_REL: DWARF addresses never equal symbol values (spec §2.9 h)
+// Options is what saving states needs to know.
+type Options struct {
+	Arch          loader.Arch
+	TrueSignature bool // the feature: states drop the parameters clang optimized out
+	Relocatable   bool // ET_REL: DWARF addresses never equal symbol values (spec §2.9 h)
 }
 
-// saveStates applies pahole's per-CU function filter (spec §2.3) to a CU's
-// functions and saves a state for each one that passes.
-func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
-	if !o.elf.Any {
+// Save applies pahole's per-CU function filter (spec §2.3) to a CU's
+// functions and saves a state for each one that passes, matched by name
+// to elf's functions.
+func Save(tab *loader.TypeTable, cu int, elf *loader.ElfFuncs, o *Options) []State {
+	if !elf.Any {
 		return nil
 	}
 	// The functions that pass, first: their parameters then share one
@@ -73,7 +73,7 @@ func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
 		if !named {
 			continue
 		}
-		if ei := o.elf.Find(f.Name); ei >= 0 {
+		if ei := elf.Find(f.Name); ei >= 0 {
 			pass = append(pass, kept{fi, ei})
 			nparams += int(f.Count)
 		}
@@ -82,16 +82,16 @@ func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
 		return nil
 	}
 	packed := loader.NewPackedInference(tab)
-	out := make([]funcState, 0, len(pass))
+	out := make([]State, 0, len(pass))
 	allFacts := make([]facts.Param, 0, nparams)
 	allParams := make([]stateParam, 0, nparams+len(pass)) // + varargs markers
 	for _, k := range pass {
 		f, ei := &tab.Funcs[k.fi], k.ei
 		params := tab.FuncParams[f.First : f.First+f.Count]
-		ef := &o.elf.Funcs[ei]
-		s := funcState{elf: int32(ei), cu: int32(cu), die: f.Offset, addr: f.LowPC, ret: btf.TypeID(f.Ret),
-			flags: f.Flags, trueSym: -1, uncertain: uncertainLocation(tab, params, o.arch, packed)}
-		if s.addr != 0 && !o.relocatable {
+		ef := &elf.Funcs[ei]
+		s := State{elf: int32(ei), cu: int32(cu), die: f.Offset, addr: f.LowPC, ret: btf.TypeID(f.Ret),
+			flags: f.Flags, trueSym: -1, uncertain: uncertainLocation(tab, params, o.Arch, packed)}
+		if s.addr != 0 && !o.Relocatable {
 			for k, sym := range ef.Syms {
 				if sym.Value != s.addr {
 					continue
@@ -110,15 +110,15 @@ func saveStates(tab *loader.TypeTable, cu int, o *cuFuncOptions) []funcState {
 		factsFrom, paramsFrom := len(allFacts), len(allParams)
 		for i := range params {
 			p := &params[i]
-			allFacts = append(allFacts, paramFacts(tab, p, o.arch))
+			allFacts = append(allFacts, paramFacts(tab, p, o.Arch))
 			if reordered && (!p.HasLoc || p.Optimized) {
 				continue
 			}
-			if o.trueSignature && sigChanged && p.Optimized {
+			if o.TrueSignature && sigChanged && p.Optimized {
 				continue
 			}
 			name := p.Name
-			if o.trueSignature && sigChanged && p.TrueSigMember != "" && name != "" {
+			if o.TrueSignature && sigChanged && p.TrueSigMember != "" && name != "" {
 				// pahole names a parameter with a member candidate
 				// PARAM__MEMBER, whether or not the walk passed the member.
 				name = name + "__" + p.TrueSigMember
@@ -193,11 +193,11 @@ func paramFacts(tab *loader.TypeTable, p *loader.FuncParam, arch loader.Arch) fa
 	}
 }
 
-// globalize turns a spliced CU's local type ids into global ones and
+// Globalize turns a spliced CU's local type ids into global ones and
 // interns the parameter names (pahole adds them to the string table when
 // it saves a function, spec §2.6), so that states no longer point into the
 // input's DWARF.
-func globalize(states []funcState, shift btf.TypeID, intern func(string) uint32) {
+func Globalize(states []State, shift btf.TypeID, intern func(string) uint32) {
 	for i := range states {
 		s := &states[i]
 		if s.ret != 0 {

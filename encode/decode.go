@@ -1,0 +1,202 @@
+package encode
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/convert"
+	"github.com/btfgate/btfgate/facts"
+	"github.com/btfgate/btfgate/functions"
+	"github.com/btfgate/btfgate/loader"
+	"github.com/btfgate/btfgate/loader/dwarf"
+	"github.com/btfgate/btfgate/loader/elffile"
+)
+
+// convertUnits walks and converts every compile unit on opts.Jobs workers
+// and splices the fragments into dst strictly in unit order. At most 2×jobs
+// fragments wait to be spliced, which bounds memory. The units of an input
+// pahole merges (loader.Input.Merge) are walked and converted as one. It
+// also returns the number of references that read as void because they
+// point into a unit the language exclusion left out of a merge.
+//
+// It leaves the saved function states in e.states and the variables'
+// facts and DATASEC entries in e.uv, and hands the variables' facts to
+// e.vars and each spliced View to e.pipe (if not nil) as their units are
+// spliced.
+func (e *encoder) convertUnits() (int, error) {
+	in, opts, fo, side, excluded, dst := e.in, e.opts, &e.fo, e.side, e.excluded, e.all
+	jobs := opts.Jobs
+	units := unitJobs(in)
+	type result struct {
+		frag    *btf.Fragment
+		states  []functions.State
+		infos   []secinfo
+		vars    []facts.Variable
+		skipped int
+	}
+	slots := make([]*future[result], len(units))
+	for i := range slots {
+		slots[i] = newFuture[result]()
+	}
+	window := make(chan struct{}, 2*jobs)      // tokens for units in flight
+	free := make(chan *btf.Fragment, 2*jobs+2) // spliced fragments, for reuse
+	next := make(chan int)
+	stop := make(chan struct{})
+	walkOpts := loader.WalkOptions{TypeTags: opts.Features.TypeTag, DeclTags: opts.Features.DeclTag,
+		TrueSignature: opts.Features.TrueSignature, Arch: fo.Arch}
+	convOpts := convert.Options{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
+	strSecs := btf.IndexStringSections(append([][]byte{in.DebugStr, in.DebugLineStr}, in.PartStrings...)...) // shared by the workers and the splicer
+
+	var wg sync.WaitGroup
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			walker := loader.NewWalker(in.DWARF, in.ELF.ByteOrder, walkOpts)
+			conv := convert.New(convOpts, strSecs)
+			var tab loader.TypeTable
+			// unit walks and converts unit i; a fault on the mapped input
+			// (the file truncated meanwhile) is its error.
+			unit := func(i int) (r result, err error) {
+				defer elffile.GuardFaults(in.Path, &err)()
+				u := units[i].unit
+				if units[i].merged == nil && !wantUnit(u) {
+					return result{}, nil
+				}
+				if err := units[i].walk(walker, &tab, excluded); err != nil {
+					return result{}, withPath(in.Path, err)
+				}
+				if units[i].merged == nil && excluded[u.Language] {
+					return result{}, nil
+				}
+				sd, err := side.wait()
+				if err != nil {
+					return result{}, err
+				}
+				cv, err := filterVars(&tab, sd.vs)
+				if err != nil {
+					return result{}, err
+				}
+				var reuse *btf.Fragment
+				select {
+				case reuse = <-free:
+				default:
+				}
+				frag, err := conv.Convert(&tab, cv.vars, reuse)
+				if err != nil {
+					return result{}, fmt.Errorf("%s: %w", in.Path, err)
+				}
+				states := functions.Save(&tab, i, sd.elf, fo)
+				return result{frag: frag, states: states, infos: cv.infos, vars: cv.facts, skipped: walker.SkippedRefs()}, nil
+			}
+			for i := range next {
+				slots[i].resolve(unit(i))
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range units {
+			select {
+			case window <- struct{}{}:
+			case <-stop:
+				return
+			}
+			select {
+			case next <- i:
+			case <-stop:
+				return
+			}
+		}
+	}()
+
+	splicer := btf.NewSplicer(dst, strSecs)
+	splicer.Grow(reservation(in))
+	var states []functions.State
+	var datasecs []datasecEntry
+	var vars []facts.Variable
+	var firstErr error
+	skipped := 0
+	for i := range units {
+		r, err := slots[i].wait()
+		<-window
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(units))
+		}
+		if firstErr != nil {
+			continue
+		}
+		if err != nil {
+			firstErr = err
+			close(stop)
+			break
+		}
+		if r.frag == nil {
+			continue
+		}
+		shift, tailShift, err := splicer.Add(r.frag)
+		if err != nil {
+			firstErr = fmt.Errorf("%s: CU %d: %w", in.Path, i, err)
+			close(stop)
+			break
+		}
+		functions.Globalize(r.states, shift, splicer.Intern)
+		// The units up to this one are read, and nothing taken from them
+		// points into .debug_info any more (splicing and Globalize copy
+		// the names read inline): its pages there can go.
+		in.ReleaseInfoBefore(units[i].end)
+		if e.pipe != nil {
+			e.pipe.publish(dst)
+		}
+		select {
+		case free <- r.frag:
+		default:
+		}
+		firstVar := len(vars)
+		for k := range r.vars {
+			r.vars[k].ID = firstVar + k
+		}
+		vars = append(vars, r.vars...)
+		e.vars.add(vars)
+		for _, si := range r.infos {
+			datasecs = append(datasecs, datasecEntry{section: si.section, fact: firstVar + si.fact, info: btf.VarSecinfo{
+				Type: r.frag.VarIDs[si.varIdx] + tailShift, Offset: si.offset, Size: si.size}})
+		}
+		states = append(states, r.states...)
+		skipped += r.skipped
+	}
+	// Workers never block on slots; closing stop ends
+	// the feeder, which closes next and lets the workers return.
+	wg.Wait()
+	e.states, e.uv = states, unitVars{vars, datasecs}
+	return skipped, firstErr
+}
+
+// withPath prefixes err with the input's path unless it is a DWARF decode
+// error, which names the file already.
+func withPath(path string, err error) error {
+	if de := (*dwarf.DecodeError)(nil); errors.As(err, &de) && de.File != "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// wantUnit reports whether pahole encodes the unit: compile and partial
+// units, and the split units of skeletons (whose .dwo the loader read);
+// type and skeleton units carry no types of their own here.
+func wantUnit(u *dwarf.Unit) bool {
+	switch u.UnitType {
+	case dwarf.UTCompile, dwarf.UTPartial, dwarf.UTSplitCompile:
+		return true
+	}
+	return false
+}
+
+// reservation is how many type words and types to make room for, in the
+// splicer's arrays and the dedup's, so that a kernel's large arrays are
+// not regrown: a word per 4 bytes of .debug_info and a type per 46 cover
+// what kernels and modules give (docs/performance.md); arrays grow when
+// needed.
+func reservation(in *loader.Input) (words, types int) { return in.InfoSize / 4, in.InfoSize / 46 }
