@@ -281,7 +281,8 @@ if [ ${#modset_mods[@]} -gt 0 ]; then
   elif [ -n "$modset_dir" ]; then
     v=$modset_dir/vmlinux
     [ -f "$v" ] || die "no $v to take the module set's base from (give --module-base)"
-    if readelf -SW "$v" 2>/dev/null | grep -q ' \.BTF '; then
+    # A .BTF with contents (a debug-only file keeps it as NOBITS).
+    if readelf -SW "$v" 2>/dev/null | sed -n 's/^ *\[ *[0-9]*\] //p' | awk '$1 == ".BTF" && $2 == "PROGBITS" { f = 1 } END { exit !f }'; then
       modset_base_btf=$v
     else
       echo "bench: $v has no .BTF: encoding it with pahole for the module set's base" >&2
@@ -901,7 +902,7 @@ if [ -s "$ms/modules.tsv" ]; then
   if [ -n "${st[btfgate]:-}" ] && [ -n "${st[pahole]:-}" ]; then
     read -r gw gwm _ gc gm gr _ <<<"${st[btfgate]}"
     read -r pw pwm _ pc pm pr _ <<<"${st[pahole]}"
-    printf '%-8s %9s %9s %5s %11s %12s %12s\n' "x" "$(ratio "$gw" "$pw")" "$(ratio "$gwm" "$pwm")" "" "$(ratio "$gc" "$pc")" "$(ratio "$gm" "$pm")" "$(ratio "$gr" "$pr")"
+    printf '%-8s %9s %9s %5s %11s %12s %12s\n' "ratio" "$(ratio "$gw" "$pw")" "$(ratio "$gwm" "$pwm")" "" "$(ratio "$gc" "$pc")" "$(ratio "$gm" "$pm")" "$(ratio "$gr" "$pr")"
     ratios_json="{\"wall\": $(ratio "$gw" "$pw"), \"wall_min\": $(ratio "$gwm" "$pwm"), \"cpu_sum\": $(ratio "$gc" "$pc"), \"rss_max\": $(ratio "$gm" "$pm"), \"rss_sum\": $(ratio "$gr" "$pr")}"
     # Columns of modules.tsv: 1 IDX 2 PATH 3 BYTES 4-7 btfgate exit wall
     # cpu rss, 8-11 pahole's, 12 verdict.
@@ -919,7 +920,18 @@ if [ -s "$ms/modules.tsv" ]; then
     nbad=$(awk '$12 != "ok"' "$ms/modules.tsv" | wc -l)
     if [ "$nbad" -gt 0 ]; then
       echo "mismatches ($nbad; details under $ms/check when --keep is given):"
-      awk -v r="$modset_root_dir/" '$12 != "ok" { p = $2; if (index(p, r) == 1) p = substr(p, length(r) + 1); printf "  %s: %s\n", p, $12 }' "$ms/modules.tsv" | head -n 20
+      # With the failed encode's last line of stderr (from the last round).
+      awk -v r="$modset_root_dir/" '$12 != "ok" { p = $2; if (index(p, r) == 1) p = substr(p, length(r) + 1); print $1, p, $12 }' "$ms/modules.tsv" | head -n 20 |
+        while read -r idx p v; do
+          why=
+          case $v in
+          btfgate-failed | both-failed) why=$(tail -n 1 "$ms/res/$runs/btfgate/$idx.err" 2>/dev/null) ;;
+          pahole-failed) why=$(tail -n 1 "$ms/res/$runs/pahole/$idx.err" 2>/dev/null) ;;
+          bpftool-failed) why=$(tail -n 1 "$ms/check/$idx.bpftool" 2>/dev/null) ;;
+          differs) why=$(grep -m 1 '^total' "$ms/check/$idx.diff" 2>/dev/null | tr -s ' ') ;;
+          esac
+          echo "  $p: $v${why:+ ($why)}"
+        done
       [ "$nbad" -le 20 ] || echo "  ... $((nbad - 20)) more (all in the JSON)"
     fi
     mism_json="[$(awk -v r="$modset_root_dir/" '$12 != "ok" { p = $2; if (index(p, r) == 1) p = substr(p, length(r) + 1); printf "%s{\"module\": \"%s\", \"check\": \"%s\"}", (n++ ? ", " : ""), p, $12 }' "$ms/modules.tsv")]"
