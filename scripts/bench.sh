@@ -73,7 +73,7 @@
 #
 # What the full module set costs (4,023 modules): the download is 860 MB
 # (deleted after unpacking), the unpacked package 5.4 GB in the cache
-# (kept); the run writes both tools' BTF of every module (about 100 MB in
+# (kept); the run writes both tools' BTF of every module (about 50 MB in
 # all) into the work directory. Fetching and unpacking take about 5
 # minutes once; on a quiet 2-CPU machine one round takes about 9 minutes
 # (btfgate about 2.5, pahole about 6.5) and the checks about 5 more. Each
