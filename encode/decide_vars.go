@@ -48,7 +48,7 @@ type varTag struct {
 // naming it.
 func decideVariables(vd *varDecider, uv unitVars, opts Options, res *Result) (varOutcome, error) {
 	var out varOutcome
-	ds, err := vd.finish()
+	ds, err := vd.finish(uv.facts)
 	if err == nil && len(ds) != len(uv.facts) {
 		err = fmt.Errorf("variable policies: %d decisions for %d variables", len(ds), len(uv.facts))
 	}

@@ -443,7 +443,7 @@ func convertUnits(in *loader.Input, opts Options, fo *cuFuncOptions, side *elfSi
 		}
 		vars = append(vars, r.vars...)
 		if vd != nil {
-			vd.add(r.vars)
+			vd.add(vars)
 		}
 		for _, si := range r.infos {
 			datasecs = append(datasecs, datasecEntry{section: si.section, fact: firstVar + si.fact, info: btf.VarSecinfo{

@@ -24,10 +24,10 @@ type varDecider struct {
 	policy  func() (*engine.Engine, error)
 	chunks  chan []facts.Variable
 	done    chan struct{}
-	pending []facts.Variable // facts not yet sent, a tail of the spliced ones
+	sent    int // how many of the spliced facts the chunks hold
 	closing sync.Once
 	// Set by the goroutine, read after done:
-	decisions  []engine.Decision
+	decided    [][]engine.Decision // by chunk
 	violations []engine.Violation
 	err        error // the first chunk's error other than deny rules'
 }
@@ -59,48 +59,57 @@ func (d *varDecider) run() {
 			d.err = err
 			continue
 		}
-		d.decisions = append(d.decisions, ds...)
+		d.decided = append(d.decided, ds)
 	}
 }
 
-// add takes the facts of the next spliced unit (ids already set) and
-// sends every full chunk.
-func (d *varDecider) add(vs []facts.Variable) {
-	d.pending = append(d.pending, vs...)
-	for len(d.pending) >= varChunk {
-		d.chunks <- d.pending[:varChunk:varChunk]
-		d.pending = d.pending[varChunk:]
+// add takes the facts of every variable spliced so far (ids set; the
+// facts of earlier calls unchanged, at the same places) and sends every
+// full chunk of those not yet sent. A chunk is a window on all, not a
+// copy: the facts are neither written nor moved once spliced.
+func (d *varDecider) add(all []facts.Variable) {
+	for len(all)-d.sent >= varChunk {
+		d.chunks <- all[d.sent : d.sent+varChunk : d.sent+varChunk]
+		d.sent += varChunk
 	}
 }
 
 // abandon ends the goroutine without deciding the rest, if finish has not
 // (the encode failed); it may be called more than once.
 func (d *varDecider) abandon() {
-	d.pending = nil
 	d.closing.Do(func() { close(d.chunks) })
 	<-d.done
 }
 
-// finish decides the last chunk and returns every decision, in id order,
-// as engine.DecideVariables over all of them would: with deny rules'
-// violations, the decisions and a *engine.ViolationsError listing them
-// all.
-func (d *varDecider) finish() ([]engine.Decision, error) {
-	if len(d.pending) > 0 {
-		d.chunks <- d.pending
-		d.pending = nil
+// finish decides the facts of all (add's argument, complete) not sent yet
+// and returns every decision, in id order, as engine.DecideVariables over
+// all of them would: with deny rules' violations, the decisions and a
+// *engine.ViolationsError listing them all.
+func (d *varDecider) finish(all []facts.Variable) ([]engine.Decision, error) {
+	if len(all) > d.sent {
+		d.chunks <- all[d.sent:len(all):len(all)]
+		d.sent = len(all)
 	}
 	d.closing.Do(func() { close(d.chunks) })
 	<-d.done
 	if d.err != nil {
 		return nil, d.err
 	}
+	n := 0
+	for _, ds := range d.decided {
+		n += len(ds)
+	}
+	decisions := make([]engine.Decision, 0, n)
+	for _, ds := range d.decided {
+		decisions = append(decisions, ds...)
+	}
+	d.decided = nil
 	if len(d.violations) > 0 {
 		vs := d.violations
 		slices.SortFunc(vs, func(a, b engine.Violation) int {
 			return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
 		})
-		return d.decisions, &engine.ViolationsError{Violations: vs}
+		return decisions, &engine.ViolationsError{Violations: vs}
 	}
-	return d.decisions, nil
+	return decisions, nil
 }

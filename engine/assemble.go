@@ -97,11 +97,11 @@ func (e *Engine) assemble(result ast.Object, b batch) (batchReport, error) {
 func (a *assembly) position(t *ast.Term) (int, error) {
 	id, ok := intValue(t.Value)
 	if !ok {
-		return 0, fmt.Errorf("evaluating policies: %v is not a function id", t)
+		return 0, coded(CodeDocument, fmt.Errorf("evaluating policies: %v is not a function id", t))
 	}
 	i, ok := a.b.index[id]
 	if !ok || i < a.b.lo || i >= a.b.hi {
-		return 0, fmt.Errorf("evaluating policies: id %d is not in the batch", id)
+		return 0, coded(CodeDocument, fmt.Errorf("evaluating policies: id %d is not in the batch", id))
 	}
 	return i, nil
 }
@@ -145,14 +145,14 @@ func (a *assembly) rule(kind, rule string, v ast.Value) error {
 			if kind == "annotate" {
 				tag, err := annotation(rule, t.Value)
 				if err != nil {
-					return fmt.Errorf("evaluating policies: function %s (id %d): %w", d.Name, d.ID, err)
+					return coded(CodeDocument, fmt.Errorf("evaluating policies: function %s (id %d): %w", d.Name, d.ID, err))
 				}
 				d.Annotations = append(d.Annotations, tag)
 				return nil
 			}
 			msg, ok := t.Value.(ast.String)
 			if !ok {
-				return fmt.Errorf("evaluating policies: function %s (id %d): %s.%s: message %v is not a string", d.Name, d.ID, kind, rule, t)
+				return coded(CodeDocument, fmt.Errorf("evaluating policies: function %s (id %d): %s.%s: message %v is not a string", d.Name, d.ID, kind, rule, t))
 			}
 			r := Reason{Rule: rule, Message: string(msg), Module: module}
 			if kind == "keep" {
@@ -176,7 +176,7 @@ func (a *assembly) deny(rule string, v ast.Value) error {
 		return set.Iter(func(t *ast.Term) error {
 			msg, ok := t.Value.(ast.String)
 			if !ok {
-				return fmt.Errorf("evaluating policies: function %s (id %d): deny.%s: message %v is not a string", d.Name, d.ID, rule, t)
+				return coded(CodeDocument, fmt.Errorf("evaluating policies: function %s (id %d): deny.%s: message %v is not a string", d.Name, d.ID, rule, t))
 			}
 			a.report.violations = append(a.report.violations,
 				Violation{ID: d.ID, Name: d.Name, Rule: rule, Module: module, Message: string(msg)})

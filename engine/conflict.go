@@ -35,7 +35,7 @@ func conflictsError(cs []conflict) error {
 		fmt.Fprintf(&b, "\n  %s (id %d): kept by %s; excluded by %s",
 			c.d.Name, c.d.ID, ruleList("keep", c.d.Kept), ruleList("exclude", c.excluded))
 	}
-	return errors.New(b.String())
+	return coded(CodeConflict, errors.New(b.String()))
 }
 
 // ruleList names each rule once, with its module: "keep.x (x.rego), ...".

@@ -176,7 +176,7 @@ func indexIDs(fns []facts.Function) (map[int]int, error) {
 	index := make(map[int]int, len(fns))
 	for i := range fns {
 		if j, dup := index[fns[i].ID]; dup {
-			return nil, fmt.Errorf("deciding functions: id %d used by both %s and %s", fns[i].ID, fns[j].Name, fns[i].Name)
+			return nil, coded(CodeInput, fmt.Errorf("deciding functions: id %d used by both %s and %s", fns[i].ID, fns[j].Name, fns[i].Name))
 		}
 		index[fns[i].ID] = i
 	}
@@ -208,18 +208,18 @@ func (e *Engine) decideBatch(ctx context.Context, b batch, input ast.Value) (bat
 		return batchReport{}, ctx.Err()
 	}
 	if err != nil {
-		return batchReport{}, fmt.Errorf("evaluating policies: %w", policyErrors(err, nil))
+		return batchReport{}, coded(CodeEval, fmt.Errorf("evaluating policies: %w", policyErrors(err, nil)))
 	}
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return batchReport{}, fmt.Errorf("evaluating policies: %s is undefined", decisionQuery)
+		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating policies: %s is undefined", decisionQuery))
 	}
 	result, ok := rs[0].Expressions[0].Value.(*ast.Term)
 	if !ok {
-		return batchReport{}, fmt.Errorf("evaluating policies: %s: unexpected result %T", decisionQuery, rs[0].Expressions[0].Value)
+		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating policies: %s: unexpected result %T", decisionQuery, rs[0].Expressions[0].Value))
 	}
 	obj, ok := result.Value.(ast.Object)
 	if !ok {
-		return batchReport{}, fmt.Errorf("evaluating policies: %s is %s, want an object", decisionQuery, ast.ValueName(result.Value))
+		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating policies: %s is %s, want an object", decisionQuery, ast.ValueName(result.Value)))
 	}
 	return e.assemble(obj, b)
 }

@@ -101,14 +101,14 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	query, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden))
+		return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
 	}
 	refs, err := checkFactRefs(parsed)
 	if err != nil {
 		return nil, err
 	}
 	if len(refs.problems) > 0 {
-		return nil, refs.problems
+		return nil, coded(CodeCompile, refs.problems)
 	}
 	mentioned := mentions(parsed)
 	if refs.computed {
@@ -135,7 +135,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		opts[0] = rego.Query(trueSignatureQuery)
 		q, err := rego.New(opts...).PrepareForEval(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden))
+			return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
 		}
 		e.trueSig = &q
 	}
@@ -174,14 +174,14 @@ func configStore(data map[string]any) (storage.Store, error) {
 	if data != nil {
 		v, err := ast.InterfaceToValue(exactNumbers(data))
 		if err != nil {
-			return nil, fmt.Errorf("policy data (data.btfgate.config): %w", err)
+			return nil, coded(CodeData, fmt.Errorf("policy data (data.btfgate.config): %w", err))
 		}
 		plain, err := ast.JSON(v)
 		if err != nil {
-			return nil, fmt.Errorf("policy data (data.btfgate.config): %w", err)
+			return nil, coded(CodeData, fmt.Errorf("policy data (data.btfgate.config): %w", err))
 		}
 		if err := checkConfig(plain); err != nil {
-			return nil, err
+			return nil, coded(CodeData, err)
 		}
 		root["btfgate"] = map[string]any{"config": plain}
 	}

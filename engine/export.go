@@ -23,11 +23,11 @@ func InputDocument(set features.Set, fns []facts.Function) ([]byte, error) {
 	}
 	v, err := ast.JSON(b.input(featuresTerm(set), fns, nil, newBatchTerms()))
 	if err != nil {
-		return nil, fmt.Errorf("input document: %w", err)
+		return nil, coded(CodeInternal, fmt.Errorf("input document: %w", err))
 	}
 	out, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("input document: %w", err)
+		return nil, coded(CodeInternal, fmt.Errorf("input document: %w", err))
 	}
 	return append(out, '\n'), nil
 }

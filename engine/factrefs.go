@@ -10,7 +10,7 @@ import (
 )
 
 // Fact references. The engine follows the values a policy takes from
-// input.functions: through refs (input.functions[id].canonical.params[_]),
+// input.functions and input.variables: through refs (input.functions[id].canonical.params[_]),
 // variables bound to them (:=, =, some ... in, every ... in) and the
 // arguments of the module's own functions at their call sites. A key that
 // names no field of the subject type there is an error naming the file
@@ -31,11 +31,11 @@ type refType struct {
 type refKind uint8
 
 const (
-	refUnknown   refKind = iota
-	refInput             // input
-	refFunctions         // input.functions
-	refObject            // a subject object of type t
-	refList              // a list of objects of type t
+	refUnknown  refKind = iota
+	refInput            // input
+	refSubjects         // input.functions or input.variables: objects of type t by id
+	refObject           // a subject object of type t
+	refList             // a list of objects of type t
 )
 
 // factRefs is what checkFactRefs found.
@@ -46,7 +46,7 @@ type factRefs struct {
 
 // checkFactRefs checks every ref into the input of the modules.
 func checkFactRefs(modules []*ast.Module) (*factRefs, error) {
-	subjects, err := facts.Subjects(reflect.TypeFor[facts.Function]())
+	subjects, err := facts.Subjects(subjectRoots()...)
 	if err != nil {
 		return nil, err
 	}
@@ -267,9 +267,7 @@ func (c *refChecker) bindMember(args []*ast.Term, env map[ast.Var]refType, set f
 // elemOf is the type of a member of a collection of type t.
 func (c *refChecker) elemOf(t refType) refType {
 	switch t.kind {
-	case refFunctions:
-		return refType{refObject, reflect.TypeFor[facts.Function]()}
-	case refList:
+	case refSubjects, refList:
 		return refType{refObject, t.t}
 	case refObject, refInput:
 		c.out.computed = true // iterating an object's values
@@ -278,7 +276,7 @@ func (c *refChecker) elemOf(t refType) refType {
 }
 
 func (c *refChecker) isObject(t refType) bool {
-	return t.kind == refObject || t.kind == refInput || t.kind == refFunctions
+	return t.kind == refObject || t.kind == refInput || t.kind == refSubjects
 }
 
 // wholeUses marks computed keys where e hands a subject object to a
@@ -362,8 +360,10 @@ func (c *refChecker) typeOf(t *ast.Term, env map[ast.Var]refType, report bool) r
 			case refInput:
 				switch {
 				case isString && key == "functions":
-					cur = refType{kind: refFunctions}
-				case isString && (key == "features" || key == "variables"):
+					cur = refType{refSubjects, reflect.TypeFor[facts.Function]()}
+				case isString && key == "variables":
+					cur = refType{refSubjects, reflect.TypeFor[facts.Variable]()}
+				case isString && key == "features":
 					return refType{}
 				case isString:
 					if report {
@@ -376,9 +376,7 @@ func (c *refChecker) typeOf(t *ast.Term, env map[ast.Var]refType, report bool) r
 					}
 					return refType{}
 				}
-			case refFunctions:
-				cur = refType{refObject, reflect.TypeFor[facts.Function]()}
-			case refList:
+			case refSubjects, refList:
 				cur = refType{refObject, cur.t}
 			case refObject:
 				if !isString {

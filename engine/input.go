@@ -32,17 +32,23 @@ type objectType struct {
 // inputBuilder makes input documents. Its keys are made once and shared
 // by every object it builds; no term is modified once built.
 type inputBuilder struct {
-	features, functions *ast.Term
-	types               map[reflect.Type]*objectType
-	function            *objectType
+	features, functions, variables *ast.Term
+	types                          map[reflect.Type]*objectType
+	function, variable             *objectType
+}
+
+// subjectRoots are the types of the input's subjects: input.functions
+// holds facts.Function objects, input.variables facts.Variable ones.
+func subjectRoots() []reflect.Type {
+	return []reflect.Type{reflect.TypeFor[facts.Function](), reflect.TypeFor[facts.Variable]()}
 }
 
 // newInputBuilder keeps, of every subject type reachable from
-// facts.Function, the fields for which keep holds.
+// subjectRoots, the fields for which keep holds.
 func newInputBuilder(keep func(string) bool) (*inputBuilder, error) {
 	b := &inputBuilder{features: ast.StringTerm("features"), functions: ast.StringTerm("functions"),
-		types: map[reflect.Type]*objectType{}}
-	subjects, err := facts.Subjects(reflect.TypeFor[facts.Function]())
+		variables: ast.StringTerm("variables"), types: map[reflect.Type]*objectType{}}
+	subjects, err := facts.Subjects(subjectRoots()...)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +68,7 @@ func newInputBuilder(keep func(string) bool) (*inputBuilder, error) {
 		}
 	}
 	b.function = b.types[reflect.TypeFor[facts.Function]()]
+	b.variable = b.types[reflect.TypeFor[facts.Variable]()]
 	return b, nil
 }
 
@@ -122,6 +129,19 @@ func (b *inputBuilder) input(features *ast.Term, fns []facts.Function, terms []*
 	return ast.NewObject(
 		[2]*ast.Term{b.features, features},
 		[2]*ast.Term{b.functions, ast.NewTerm(byID)},
+	)
+}
+
+// variableInput builds the input document for one batch of variables,
+// {"features": ..., "variables": {ID: VARIABLE, ...}}.
+func (b *inputBuilder) variableInput(features *ast.Term, vars []facts.Variable, bt *batchTerms) ast.Value {
+	byID := ast.NewObjectWithCapacity(len(vars))
+	for i := range vars {
+		byID.Insert(ast.InternedTerm(vars[i].ID), object(bt, b.variable, reflect.ValueOf(&vars[i]).Elem()))
+	}
+	return ast.NewObject(
+		[2]*ast.Term{b.features, features},
+		[2]*ast.Term{b.variables, ast.NewTerm(byID)},
 	)
 }
 
@@ -198,7 +218,6 @@ func (bt *batchTerms) emptyList() *ast.Term {
 
 func boolean(v bool) *ast.Term { return ast.InternedTerm(v) }
 func signed(v int64) *ast.Term { return ast.InternedTerm(int(v)) }
-func integer(v int) *ast.Term  { return ast.InternedTerm(v) }
 
 func unsigned(v uint64) *ast.Term {
 	if v < 1<<31 {

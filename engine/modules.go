@@ -31,9 +31,9 @@ func loadModules(cfg Config) ([]Module, error) {
 	for _, m := range cfg.Modules {
 		switch {
 		case m.Name == "":
-			return nil, fmt.Errorf("policy module with no name (source starts %q)", head(m.Source))
+			return nil, coded(CodeInput, fmt.Errorf("policy module with no name (source starts %q)", head(m.Source)))
 		case seen[m.Name]:
-			return nil, fmt.Errorf("policy module %s: loaded twice (names must be unique, and may not repeat the default set's)", m.Name)
+			return nil, coded(CodeInput, fmt.Errorf("policy module %s: loaded twice (names must be unique, and may not repeat the default set's)", m.Name))
 		}
 		seen[m.Name] = true
 		if !policies.IsTest(m.Name) {
@@ -51,7 +51,7 @@ func defaultModules(tests bool) ([]Module, error) {
 	for _, pattern := range []string{"*.rego", "variables/*.rego"} {
 		found, err := fs.Glob(fsys, pattern)
 		if err != nil {
-			return nil, fmt.Errorf("default policies: %w", err)
+			return nil, coded(CodeInternal, fmt.Errorf("default policies: %w", err))
 		}
 		names = append(names, found...)
 	}
@@ -62,7 +62,7 @@ func defaultModules(tests bool) ([]Module, error) {
 		}
 		src, err := fs.ReadFile(fsys, name)
 		if err != nil {
-			return nil, fmt.Errorf("default policies: %w", err)
+			return nil, coded(CodeInternal, fmt.Errorf("default policies: %w", err))
 		}
 		out = append(out, Module{Name: name, Source: string(src)})
 	}
@@ -89,7 +89,7 @@ func parseModules(modules []Module, caps *ast.Capabilities, forbidden map[string
 				errs = append(errs, pe...)
 				continue
 			}
-			return nil, fmt.Errorf("parsing policy %s: %w", m.Name, err)
+			return nil, coded(CodeParse, fmt.Errorf("parsing policy %s: %w", m.Name, err))
 		}
 		if parsed == nil {
 			errs = append(errs, PolicyError{File: m.Name, Message: "empty module (no package declaration)"})
@@ -98,7 +98,7 @@ func parseModules(modules []Module, caps *ast.Capabilities, forbidden map[string
 		out = append(out, parsed)
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("parsing policies: %w", errs)
+		return nil, coded(CodeParse, fmt.Errorf("parsing policies: %w", errs))
 	}
 	return out, nil
 }

@@ -79,7 +79,7 @@ func runTests(ctx context.Context, modules []Module) ([]TestResult, error) {
 	byName := make(map[string]*ast.Module, len(parsed))
 	for i, m := range parsed {
 		if _, dup := byName[modules[i].Name]; dup {
-			return nil, fmt.Errorf("policy tests: module %s given twice", modules[i].Name)
+			return nil, coded(CodeInput, fmt.Errorf("policy tests: module %s given twice", modules[i].Name))
 		}
 		byName[modules[i].Name] = m
 	}
@@ -95,7 +95,7 @@ func runTests(ctx context.Context, modules []Module) ([]TestResult, error) {
 		SetModules(byName).
 		RunTests(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("compiling policy tests: %w", policyErrors(err, forbidden))
+		return nil, coded(CodeCompile, fmt.Errorf("compiling policy tests: %w", policyErrors(err, forbidden)))
 	}
 	var out []TestResult
 	for r := range ch {
@@ -168,7 +168,7 @@ func readModules(path string) ([]Module, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading policies: %w", err)
+		return nil, coded(CodeInput, fmt.Errorf("reading policies: %w", err))
 	}
 	return out, nil
 }

@@ -52,5 +52,5 @@ func problemsError(ps []string) error {
 		}
 		b.WriteString("\n  " + p)
 	}
-	return errors.New(b.String())
+	return coded(CodeDocument, errors.New(b.String()))
 }

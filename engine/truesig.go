@@ -130,18 +130,18 @@ func (e *Engine) selectBatch(ctx context.Context, b batch, input ast.Value, out 
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("evaluating policies (true_signature): %w", policyErrors(err, nil))
+		return nil, coded(CodeEval, fmt.Errorf("evaluating policies (true_signature): %w", policyErrors(err, nil)))
 	}
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return nil, fmt.Errorf("evaluating policies: %s is undefined", trueSignatureQuery)
+		return nil, coded(CodeInternal, fmt.Errorf("evaluating policies: %s is undefined", trueSignatureQuery))
 	}
 	result, ok := rs[0].Expressions[0].Value.(*ast.Term)
 	if !ok {
-		return nil, fmt.Errorf("evaluating policies: %s: unexpected result %T", trueSignatureQuery, rs[0].Expressions[0].Value)
+		return nil, coded(CodeInternal, fmt.Errorf("evaluating policies: %s: unexpected result %T", trueSignatureQuery, rs[0].Expressions[0].Value))
 	}
 	obj, ok := result.Value.(ast.Object)
 	if !ok {
-		return nil, fmt.Errorf("evaluating policies: %s is %s, want an object", trueSignatureQuery, ast.ValueName(result.Value))
+		return nil, coded(CodeInternal, fmt.Errorf("evaluating policies: %s is %s, want an object", trueSignatureQuery, ast.ValueName(result.Value)))
 	}
 	if ps := e.problems(obj); len(ps) > 0 {
 		return ps, nil
@@ -173,7 +173,7 @@ func (e *Engine) selectBatch(ctx context.Context, b batch, input ast.Value, out 
 			return set.Iter(func(t *ast.Term) error {
 				msg, ok := t.Value.(ast.String)
 				if !ok {
-					return fmt.Errorf("evaluating policies: function %s (id %d): true_signature.%s: message %v is not a string", b.fns[i].Name, id, rule, t)
+					return coded(CodeDocument, fmt.Errorf("evaluating policies: function %s (id %d): true_signature.%s: message %v is not a string", b.fns[i].Name, id, rule, t))
 				}
 				out[i] = append(out[i], Reason{Rule: rule, Message: string(msg), Module: module})
 				return nil

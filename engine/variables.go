@@ -20,7 +20,6 @@ const variableQuery = "data.btfgate.variable_decision.result"
 type variableRules struct {
 	query   rego.PreparedEvalQuery
 	origins map[string]string
-	keys    []*ast.Term // keyTerms
 }
 
 // prepareVariables compiles the variable decision query with the options
@@ -29,9 +28,9 @@ func prepareVariables(ctx context.Context, opts []func(*rego.Rego), parsed []*as
 	opts = append([]func(*rego.Rego){rego.Query(variableQuery)}, opts[1:]...)
 	q, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("compiling variable policies: %w", policyErrors(err, forbidden))
+		return nil, coded(CodeCompile, fmt.Errorf("compiling variable policies: %w", policyErrors(err, forbidden)))
 	}
-	return &variableRules{query: q, origins: packageRuleOrigins(parsed, "variables"), keys: keyTerms()}, nil
+	return &variableRules{query: q, origins: packageRuleOrigins(parsed, "variables")}, nil
 }
 
 // DecideVariables decides every variable as DecideFunctions decides
@@ -55,7 +54,7 @@ func (e *Engine) decideVariables(ctx context.Context, vars []facts.Variable, job
 	index := make(map[int]int, len(vars))
 	for i := range vars {
 		if j, dup := index[vars[i].ID]; dup {
-			return nil, fmt.Errorf("deciding variables: id %d used by both %s and %s", vars[i].ID, vars[j].Name, vars[i].Name)
+			return nil, coded(CodeInput, fmt.Errorf("deciding variables: id %d used by both %s and %s", vars[i].ID, vars[j].Name, vars[i].Name))
 		}
 		index[vars[i].ID] = i
 		out[i] = Decision{ID: vars[i].ID, Name: vars[i].Name, Include: true}
@@ -70,7 +69,7 @@ func (e *Engine) decideVariables(ctx context.Context, vars []facts.Variable, job
 	all, err := runBatches(ctx, jobs, func(ctx context.Context, j int) (batchReport, error) {
 		lo, hi := j*len(vars)/jobs, (j+1)*len(vars)/jobs
 		b := batch{out: out, index: index, lo: lo, hi: hi, origins: e.vars.origins}
-		return e.decideVariableBatch(ctx, b, e.variableInput(vars[lo:hi]))
+		return e.decideVariableBatch(ctx, b, e.input.variableInput(e.features, vars[lo:hi], newBatchTerms()))
 	})
 	if err != nil {
 		return nil, err
@@ -91,8 +90,8 @@ func (e *Engine) decideVariables(ctx context.Context, vars []facts.Variable, job
 		for j := range out[i].Annotations {
 			if out[i].Annotations[j].Component != -1 {
 				a := out[i].Annotations[j]
-				return nil, fmt.Errorf("evaluating policies: variable %s (id %d): annotate.%s: tag %q has component %d; a variable's tags have none",
-					out[i].Name, out[i].ID, a.Rule, a.Value, a.Component)
+				return nil, coded(CodeDocument, fmt.Errorf("evaluating policies: variable %s (id %d): annotate.%s: tag %q has component %d; a variable's tags have none",
+					out[i].Name, out[i].ID, a.Rule, a.Value, a.Component))
 			}
 		}
 	}
@@ -109,18 +108,18 @@ func (e *Engine) decideVariableBatch(ctx context.Context, b batch, input ast.Val
 		return batchReport{}, ctx.Err()
 	}
 	if err != nil {
-		return batchReport{}, fmt.Errorf("evaluating variable policies: %w", policyErrors(err, nil))
+		return batchReport{}, coded(CodeEval, fmt.Errorf("evaluating variable policies: %w", policyErrors(err, nil)))
 	}
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return batchReport{}, fmt.Errorf("evaluating variable policies: %s is undefined", variableQuery)
+		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating variable policies: %s is undefined", variableQuery))
 	}
 	result, ok := rs[0].Expressions[0].Value.(*ast.Term)
 	if !ok {
-		return batchReport{}, fmt.Errorf("evaluating variable policies: %s: unexpected result %T", variableQuery, rs[0].Expressions[0].Value)
+		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating variable policies: %s: unexpected result %T", variableQuery, rs[0].Expressions[0].Value))
 	}
 	obj, ok := result.Value.(ast.Object)
 	if !ok {
-		return batchReport{}, fmt.Errorf("evaluating variable policies: %s is %s, want an object", variableQuery, ast.ValueName(result.Value))
+		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating variable policies: %s is %s, want an object", variableQuery, ast.ValueName(result.Value)))
 	}
 	report, err := e.assemble(obj, b)
 	if err != nil || len(report.problems) > 0 {
@@ -149,74 +148,41 @@ func paholeReasons(result ast.Object, b batch) error {
 	if doc == nil {
 		return nil
 	}
-	reasons := map[string]Reason{}
+	// Most variables have pahole's reason alone: they share one slice of
+	// it per reason (cap 1, so an append copies).
+	reasons := map[string][]Reason{}
 	return doc.Iter(func(k, v *ast.Term) error {
 		id, ok := intValue(k.Value)
 		rule, isStr := v.Value.(ast.String)
 		if !ok || !isStr {
-			return fmt.Errorf("evaluating variable policies: pahole_reason: want {id: rule name}, got %v: %v", k, v)
+			return coded(CodeDocument, fmt.Errorf("evaluating variable policies: pahole_reason: want {id: rule name}, got %v: %v", k, v))
 		}
 		i, ok := b.index[id]
 		if !ok || i < b.lo || i >= b.hi {
 			return nil
 		}
-		r, seen := reasons[string(rule)]
+		alone, seen := reasons[string(rule)]
 		if !seen {
-			r = Reason{Rule: string(rule), Message: text(field(msgs, string(rule))), Module: b.origins["pahole_reason"]}
+			r := Reason{Rule: string(rule), Message: text(field(msgs, string(rule))), Module: b.origins["pahole_reason"]}
 			if r.Message == "" {
 				r.Message = r.Rule
 			}
-			reasons[string(rule)] = r
+			alone = []Reason{r}
+			reasons[string(rule)] = alone
 		}
+		r := alone[0]
 		d := &b.out[i]
 		if rank[r.Rule] {
 			d.Final = r.Message
 		}
-		d.Reasons = append([]Reason{r}, d.Reasons...)
+		if len(d.Reasons) == 0 {
+			d.Reasons = alone
+		} else {
+			d.Reasons = append([]Reason{r}, d.Reasons...)
+		}
 		if !d.Include {
 			d.Annotations = nil
 		}
 		return nil
 	})
-}
-
-// variableInput is the input document of one batch of variables:
-// {"features": {...}, "variables": {ID: VARIABLE, ...}}, each VARIABLE
-// with every field of facts.Variable under its JSON name.
-func (e *Engine) variableInput(vars []facts.Variable) ast.Value {
-	byID := ast.NewObjectWithCapacity(len(vars))
-	for i := range vars {
-		byID.Insert(ast.InternedTerm(vars[i].ID), e.vars.term(&vars[i]))
-	}
-	return ast.NewObject(
-		[2]*ast.Term{e.vars.keys[len(variableKeys)], e.features},
-		[2]*ast.Term{e.vars.keys[len(variableKeys)+1], ast.NewTerm(byID)},
-	)
-}
-
-// variableKeys are facts.Variable's JSON names, in term's order.
-var variableKeys = [...]string{"id", "name", "section", "addr", "offset", "size", "type", "void_type",
-	"valid_name", "name_filtered", "external", "percpu", "in_symtab", "cu", "die", "pahole_skip"}
-
-// keyTerms are variableKeys' terms, then "features" and "variables",
-// made once and shared by every input.
-func keyTerms() []*ast.Term {
-	out := make([]*ast.Term, 0, len(variableKeys)+2)
-	for _, k := range variableKeys {
-		out = append(out, ast.StringTerm(k))
-	}
-	return append(out, ast.StringTerm("features"), ast.StringTerm("variables"))
-}
-
-// term is one variable's input object.
-func (r *variableRules) term(v *facts.Variable) *ast.Term {
-	values := [len(variableKeys)]*ast.Term{integer(v.ID), str(v.Name), str(v.Section), unsigned(v.Addr),
-		unsigned(v.Offset), unsigned(v.Size), str(v.Type), boolean(v.VoidType), boolean(v.ValidName),
-		boolean(v.NameFiltered), boolean(v.External), boolean(v.Percpu), boolean(v.InSymtab),
-		integer(v.CU), unsigned(v.DIE), str(v.PaholeSkip)}
-	var items [len(variableKeys)][2]*ast.Term
-	for i := range variableKeys {
-		items[i] = [2]*ast.Term{r.keys[i], values[i]}
-	}
-	return ast.ObjectTerm(items[:]...)
 }

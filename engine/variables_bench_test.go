@@ -15,9 +15,9 @@ const kernelVariables = 38000
 
 // syntheticVariables makes n variables shaped like a vmlinux's: a third
 // with __UNIQUE_ID names (modinfo strings), 1% percpu, the others spread
-// over .data, .rodata, .bss and .init.data. The same n gives the same
-// variables.
-func syntheticVariables(n int) []facts.Variable {
+// over .data, .rodata, .bss and .init.data, with pahole's reasons for
+// the features (globalVar). The same arguments give the same variables.
+func syntheticVariables(n int, globalVar bool) []facts.Variable {
 	sections := []string{".data", ".rodata", ".bss", ".init.data"}
 	out := make([]facts.Variable, n)
 	for i := range out {
@@ -33,6 +33,12 @@ func syntheticVariables(n int) []facts.Variable {
 		case i%100 == 0:
 			v.Section, v.Percpu, v.Offset = ".data..percpu", true, uint64(i)*8
 		}
+		switch {
+		case !v.Percpu && !globalVar:
+			v.PaholeSkip = facts.VarSkipSection
+		case i%3 == 1:
+			v.PaholeSkip = facts.VarSkipFilteredName
+		}
 	}
 	return out
 }
@@ -41,8 +47,8 @@ func syntheticVariables(n int) []facts.Variable {
 // with the default policies, default features and global_var, on two
 // workers.
 func BenchmarkDecideKernelVariables(b *testing.B) {
-	vars := syntheticVariables(kernelVariables)
 	for _, globalVar := range []bool{false, true} {
+		vars := syntheticVariables(kernelVariables, globalVar)
 		b.Run(fmt.Sprintf("global_var=%v", globalVar), func(b *testing.B) {
 			cfg := defaults()
 			cfg.Features.GlobalVar = globalVar

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+
 	"errors"
+	"github.com/open-policy-agent/opa/v1/ast"
 	"reflect"
 	"slices"
 	"strings"
@@ -21,7 +23,10 @@ func variable(id int, name string, edit func(*facts.Variable)) facts.Variable {
 	return v
 }
 
-func inData(v *facts.Variable) { v.Section, v.Percpu = ".data", false }
+// inData moves v to .data, which pahole encodes only with global_var.
+func inData(v *facts.Variable) {
+	v.Section, v.Percpu, v.PaholeSkip = ".data", false, facts.VarSkipSection
+}
 
 const userVariableRules = `package btfgate.variables
 
@@ -37,6 +42,10 @@ keep.wanted := {id: {"wanted"} | input.variables[id].name == "big_but_wanted"}
 annotate.percpu := {id: {"percpu"} | input.variables[id].percpu}
 `
 
+// sectionMessage is policies/variables/pahole.rego's message for
+// section_not_encoded.
+const sectionMessage = "section not encoded with these features (var: .data..percpu, global_var: all)"
+
 // TestDecideVariables: pahole's reasons, user exclude, skip, keep and
 // annotate, with the same decisions for 1 and 3 workers.
 func TestDecideVariables(t *testing.T) {
@@ -44,11 +53,11 @@ func TestDecideVariables(t *testing.T) {
 	vars := []facts.Variable{
 		variable(0, "runqueues", nil),
 		variable(1, "jiffies", inData),
-		variable(2, "__UNIQUE_ID_x", func(v *facts.Variable) { v.NameFiltered = true }),
+		variable(2, "__UNIQUE_ID_x", func(v *facts.Variable) { v.NameFiltered, v.PaholeSkip = true, facts.VarSkipFilteredName }),
 		variable(3, "tfm_key", nil),
 		variable(4, "huge", func(v *facts.Variable) { v.Size = 4096 }),
 		variable(5, "big_but_wanted", func(v *facts.Variable) { v.Size = 4096 }),
-		variable(6, "empty", func(v *facts.Variable) { v.Size = 0 }),
+		variable(6, "empty", func(v *facts.Variable) { v.Size, v.PaholeSkip = 0, facts.VarSkipZeroSize }),
 	}
 	var first []Decision
 	for _, jobs := range []int{1, 3} {
@@ -62,12 +71,12 @@ func TestDecideVariables(t *testing.T) {
 			rules   []string
 		}{
 			{true, "", nil},
-			{false, facts.VarSkipSection, []string{"section_not_encoded"}},
-			{false, facts.VarSkipFilteredName, []string{"filtered_name"}},
+			{false, sectionMessage, []string{"section_not_encoded"}},
+			{false, "name filtered (compiler or macro artefact)", []string{"filtered_name"}},
 			{false, "", []string{"secrets"}},
 			{false, "", []string{"big"}},
 			{true, "", []string{"big"}},
-			{false, facts.VarSkipZeroSize, []string{"zero_size"}},
+			{false, "size 0 or past 4 GiB", []string{"zero_size"}},
 		}
 		for i, w := range want {
 			d := ds[i]
@@ -81,7 +90,7 @@ func TestDecideVariables(t *testing.T) {
 		if len(ds[3].Annotations) != 0 {
 			t.Errorf("tfm_key is left out but keeps annotations %+v", ds[3].Annotations)
 		}
-		if ds[5].Kept[0].Rule != "wanted" || ds[3].Reasons[0].Module != "user.rego" || ds[1].Reasons[0].Message != facts.VarSkipSection {
+		if ds[5].Kept[0].Rule != "wanted" || ds[3].Reasons[0].Module != "user.rego" || ds[1].Reasons[0].Message != sectionMessage {
 			t.Errorf("kept %+v, reasons %+v %+v", ds[5].Kept, ds[3].Reasons, ds[1].Reasons)
 		}
 		if first == nil {
@@ -128,18 +137,57 @@ annotate.bad := {id: {{"value": "x", "component": 0}} | input.variables[id]}`, "
 	}
 }
 
-// TestVariableInputFollowsTheFacts: the variables' input objects have
-// exactly facts.Variable's fields, under their JSON names, in order.
+// TestVariableInputFollowsTheFacts: a variable's input object has
+// exactly facts.Variable's fields, under their JSON names, when every
+// field is built, and only the fields policies name otherwise.
 func TestVariableInputFollowsTheFacts(t *testing.T) {
 	fields, err := facts.Fields(reflect.TypeFor[facts.Variable]())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
+	var want []string
 	for _, f := range fields {
-		names = append(names, f.Name)
+		want = append(want, f.Name)
 	}
-	if !slices.Equal(names, variableKeys[:]) {
-		t.Errorf("input keys %v, facts.Variable's fields %v", variableKeys, names)
+	keys := func(keep func(string) bool) []string {
+		b, err := newInputBuilder(keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := b.variableInput(ast.BooleanTerm(false), []facts.Variable{variable(7, "x", nil)}, newBatchTerms()).(ast.Object)
+		obj := doc.Get(ast.StringTerm("variables")).Value.(ast.Object).Get(ast.IntNumberTerm(7)).Value.(ast.Object)
+		var out []string
+		for _, k := range obj.Keys() {
+			out = append(out, string(k.Value.(ast.String)))
+		}
+		return out
+	}
+	slices.Sort(want) // object keys come sorted
+	if got := keys(everyField); !slices.Equal(got, want) {
+		t.Errorf("input keys %v, facts.Variable's fields %v", got, want)
+	}
+	if got := keys(func(n string) bool { return n == "pahole_skip" || n == "size" }); !slices.Equal(got, []string{"pahole_skip", "size"}) {
+		t.Errorf("input keys %v with size and pahole_skip named", got)
+	}
+}
+
+// TestEveryPaholeReasonIsRanked: each of facts' reasons for pahole leaving
+// a variable out is a final reason with a message of its own.
+func TestEveryPaholeReasonIsRanked(t *testing.T) {
+	e := newEngine(t, defaults())
+	var vars []facts.Variable
+	for i, r := range facts.VarSkipReasons() {
+		vars = append(vars, variable(i, r, func(v *facts.Variable) { v.PaholeSkip = r }))
+	}
+	ds, err := e.DecideVariables(context.Background(), vars, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for i, d := range ds {
+		if d.Include || d.Final == "" || seen[d.Final] || len(d.Reasons) != 1 || d.Reasons[0].Rule != vars[i].PaholeSkip {
+			t.Errorf("%s: include %v final %q reasons %+v", vars[i].PaholeSkip, d.Include, d.Final, d.Reasons)
+		}
+		seen[d.Final] = true
 	}
 }

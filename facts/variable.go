@@ -51,22 +51,31 @@ type Variable struct {
 	CU  int    `json:"cu"`
 	DIE uint64 `json:"die"`
 	// PaholeSkip is why pahole 1.31 leaves the variable out of BTF with
-	// this encode's features, "" if it encodes a VAR for it; one of the
-	// VarSkip* messages, the first that applies in pahole's order.
+	// this encode's features, "" if it encodes a VAR for it: the first of
+	// the VarSkip* reasons that applies, in pahole's order. It is the one
+	// statement of pahole's variable rules; the default policies
+	// (policies/variables/pahole.rego) skip on it with a message per
+	// reason.
 	PaholeSkip string `json:"pahole_skip"`
 }
 
 // pahole's reasons for leaving a variable out, in the order it checks them
-// (pahole-behaviour.md §3.2 steps 3 to 11). The default variable policies
-// use the same messages.
+// (pahole-behaviour.md §3.2 steps 3 to 11); each is also the name of the
+// default policies' rule that reports it.
 const (
-	VarSkipNoSection    = "not in a PROGBITS or NOBITS section"
-	VarSkipSection      = "section not encoded with these features (var: .data..percpu, global_var: all)"
-	VarSkipNoName       = "no name"
-	VarSkipFilteredName = "name filtered (compiler or macro artefact)"
-	VarSkipNoSymbol     = "at offset 0 without a symbol in its section"
-	VarSkipInvalidName  = "name BTF cannot hold (encode_force)"
-	VarSkipVoidType     = "void type (encode_force)"
-	VarSkipZeroSize     = "size 0 or past 4 GiB"
-	VarSkipFarOffset    = "offset past 4 GiB"
+	VarSkipNoSection    = "no_section"          // not in a PROGBITS or NOBITS section
+	VarSkipSection      = "section_not_encoded" // var: only .data..percpu; global_var: all
+	VarSkipNoName       = "no_name"
+	VarSkipFilteredName = "filtered_name" // NameFiltered
+	VarSkipNoSymbol     = "no_symbol"     // at offset 0 without a symbol in its section
+	VarSkipInvalidName  = "invalid_name"  // !ValidName, with encode_force
+	VarSkipVoidType     = "void_type"     // VoidType, with encode_force
+	VarSkipZeroSize     = "zero_size"     // size 0 or past 4 GiB
+	VarSkipFarOffset    = "far_offset"    // offset past 4 GiB
 )
+
+// VarSkipReasons returns the VarSkip* reasons in pahole's order.
+func VarSkipReasons() []string {
+	return []string{VarSkipNoSection, VarSkipSection, VarSkipNoName, VarSkipFilteredName,
+		VarSkipNoSymbol, VarSkipInvalidName, VarSkipVoidType, VarSkipZeroSize, VarSkipFarOffset}
+}

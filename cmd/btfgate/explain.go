@@ -205,27 +205,7 @@ func (ex *explainer) explainText(w io.Writer, i int) {
 	default:
 		fmt.Fprintf(w, "  pahole would emit it\n")
 	}
-	if len(d.Reasons) == 0 {
-		fmt.Fprintf(w, "  rules that left it out: none\n")
-	} else {
-		fmt.Fprintf(w, "  rules that left it out (pahole's in its precedence order, then yours):\n")
-		for _, r := range d.Reasons {
-			fmt.Fprintf(w, "    %-24s %s (%s)\n", r.Rule, r.Message, moduleOr(r.Module))
-		}
-	}
-	for _, r := range d.Kept {
-		fmt.Fprintf(w, "  kept by %-16s %s (%s)\n", r.Rule, r.Message, moduleOr(r.Module))
-	}
-	for _, r := range d.TrueSignature {
-		fmt.Fprintf(w, "  true signature by %s: %s (%s)\n", r.Rule, r.Message, moduleOr(r.Module))
-	}
-	for _, a := range d.Annotations {
-		dropped := ""
-		if res.AnnotationsDropped != "" {
-			dropped = " (not encoded: " + res.AnnotationsDropped + ")"
-		}
-		fmt.Fprintf(w, "  decl tag %q component %d by %s%s\n", a.Value, a.Component, a.Rule, dropped)
-	}
+	printRules(w, res, d, "pahole's in its precedence order", true)
 	fmt.Fprintf(w, "  facts: unexpected_reg=%v uncertain_loc=%v reordered=%v inconsistent=%v ambiguous_addr=%v kfunc=%v btf_id_ref=%v section=%s\n",
 		f.UnexpectedReg, f.UncertainLoc, f.Reordered, f.Inconsistent, f.AmbiguousAddr, f.Kfunc, f.BTFIDRef, f.Section)
 	if len(f.TextRegions) > 0 {
@@ -269,4 +249,36 @@ func ruleAt(rule, module string) string {
 // usageError is an argument error in words, with the command's usage line.
 func usageError(cmd *cobra.Command, msg string) error {
 	return fmt.Errorf("%s\nusage: %s (see %s --help)", msg, cmd.UseLine(), cmd.CommandPath())
+}
+
+// printRules writes the rules behind a decision, for people: the skip
+// and exclude rules that left the subject out (pahole's first, in the
+// order named by paholeOrder), the keep and true_signature rules, and the
+// decl tags, with their component when withComponent (functions).
+func printRules(w io.Writer, res *encode.Result, d engine.Decision, paholeOrder string, withComponent bool) {
+	if len(d.Reasons) == 0 {
+		fmt.Fprintf(w, "  rules that left it out: none\n")
+	} else {
+		fmt.Fprintf(w, "  rules that left it out (%s, then yours):\n", paholeOrder)
+		for _, r := range d.Reasons {
+			fmt.Fprintf(w, "    %-24s %s (%s)\n", r.Rule, r.Message, moduleOr(r.Module))
+		}
+	}
+	for _, r := range d.Kept {
+		fmt.Fprintf(w, "  kept by %-16s %s (%s)\n", r.Rule, r.Message, moduleOr(r.Module))
+	}
+	for _, r := range d.TrueSignature {
+		fmt.Fprintf(w, "  true signature by %s: %s (%s)\n", r.Rule, r.Message, moduleOr(r.Module))
+	}
+	for _, a := range d.Annotations {
+		dropped := ""
+		if res.AnnotationsDropped != "" {
+			dropped = " (not encoded: " + res.AnnotationsDropped + ")"
+		}
+		if withComponent {
+			fmt.Fprintf(w, "  decl tag %q component %d by %s%s\n", a.Value, a.Component, a.Rule, dropped)
+		} else {
+			fmt.Fprintf(w, "  decl tag %q by %s%s\n", a.Value, a.Rule, dropped)
+		}
+	}
 }

@@ -112,24 +112,7 @@ func explainVariable(w io.Writer, res *encode.Result, i int, denied []engine.Vio
 	} else {
 		fmt.Fprintf(w, "  pahole would encode it\n")
 	}
-	if len(d.Reasons) == 0 {
-		fmt.Fprintf(w, "  rules that left it out: none\n")
-	} else {
-		fmt.Fprintf(w, "  rules that left it out (pahole's first, then yours):\n")
-		for _, r := range d.Reasons {
-			fmt.Fprintf(w, "    %-24s %s (%s)\n", r.Rule, r.Message, moduleOr(r.Module))
-		}
-	}
-	for _, r := range d.Kept {
-		fmt.Fprintf(w, "  kept by %-16s %s (%s)\n", r.Rule, r.Message, moduleOr(r.Module))
-	}
-	for _, a := range d.Annotations {
-		dropped := ""
-		if res.AnnotationsDropped != "" {
-			dropped = " (not encoded: " + res.AnnotationsDropped + ")"
-		}
-		fmt.Fprintf(w, "  decl tag %q by %s%s\n", a.Value, a.Rule, dropped)
-	}
+	printRules(w, res, d, "pahole's first", false)
 	section := v.Section
 	if section == "" {
 		section = "(none)"

@@ -1,18 +1,15 @@
 # pahole 1.31's variable filter (btf_encoder__encode_cu_variables(),
-# pahole-behaviour.md §3.2 steps 3 to 11): pahole_reason maps the id of
-# each variable pahole leaves out to the first of its reasons that applies,
-# in pahole's order; the engine reports it as Decision.Final with its
-# message from pahole_messages.
+# pahole-behaviour.md §3.2 steps 3 to 11): the encoder states it once, as
+# each variable's pahole_skip fact (the first of pahole's reasons that
+# applies, in pahole's order, "" if pahole encodes the variable), and
+# builds VARs only for the variables pahole encodes. pahole_reason maps the
+# id of each variable pahole leaves out to that reason; the engine reports
+# it as Decision.Final with its message from pahole_messages.
 #
 # input.variables holds only variables with a static address (steps 1 and
 # 2 are facts.Variable's definition). A name BTF cannot hold and a void
 # type fail the encode unless encode_force is on, as in pahole; with it,
-# they are skipped.
-#
-# It is one document, not a skip rule per reason: a kernel has tens of
-# thousands of variables with a static address, most of which pahole leaves
-# out, and one pass over them with an else chain costs a fraction of one
-# {id: {message}} document per reason.
+# they are skipped (invalid_name, void_type).
 package btfgate.variables
 
 pahole_messages := {
@@ -27,43 +24,7 @@ pahole_messages := {
 	"far_offset": "offset past 4 GiB",
 }
 
-pahole_reason := {id: r |
+pahole_reason := {id: v.pahole_skip |
 	some id, v in input.variables
-	r := reason(v)
+	v.pahole_skip != ""
 }
-
-reason(v) := "no_section" if {
-	v.section == ""
-} else := "section_not_encoded" if {
-	not section_encoded(v.percpu)
-} else := "no_name" if {
-	v.name == ""
-} else := "filtered_name" if {
-	v.name_filtered
-} else := "no_symbol" if {
-	# at offset 0 (where variables of discarded sections land), pahole
-	# wants a symbol of the variable's name in its section
-	v.offset == 0
-	v.in_symtab == false
-} else := "invalid_name" if {
-	input.features.encode_force
-	v.valid_name == false
-} else := "void_type" if {
-	input.features.encode_force
-	v.void_type
-} else := "zero_size" if {
-	v.void_type == false
-	too_big(v.size)
-} else := "far_offset" if {
-	v.offset > 4294967295
-}
-
-# With global_var every section is encoded; without it only .data..percpu,
-# and only with var.
-section_encoded(_) if input.features.global_var
-
-section_encoded(true) if input.features["var"]
-
-too_big(0)
-
-too_big(n) if n > 4294967295

@@ -41,46 +41,25 @@ test_percpu_goes_in if {
 	count(decision.left_out) == 0 with input as one({})
 }
 
-test_other_sections_need_global_var if {
-	data_var := {"section": ".data", "percpu": false}
+test_pahole_skip_is_the_reason if {
+	data_var := {"section": ".data", "percpu": false, "pahole_skip": "section_not_encoded"}
 	reason(data_var) == "section_not_encoded"
 	decision.left_out == {1} with input as one(data_var)
-	count(decision.left_out) == 0 with input as with_features(data_var, {"global_var": true})
+	decision.result.pahole_reason == {1: "section_not_encoded"} with input as one(data_var)
 }
 
-test_percpu_needs_var if {
-	variables.pahole_reason[1] == "section_not_encoded" with input as with_features({}, {"var": false})
+test_every_reason_has_a_message_and_a_rank if {
+	every r in decision.pahole_order {
+		variables.pahole_messages[r] != ""
+		reason({"pahole_skip": r}) == r
+	}
+	count(decision.pahole_order) == count(variables.pahole_messages)
 }
 
-test_no_section_comes_first if {
-	reason({"section": "", "percpu": false, "name": ""}) == "no_section"
-}
-
-test_no_name if {
-	reason({"name": ""}) == "no_name"
-}
-
-test_filtered_names if {
-	reason({"name": "__UNIQUE_ID_x12", "name_filtered": true}) == "filtered_name"
-	count(variables.pahole_reason) == 0 with input as one({"name": "__per_cpu_offset"})
-}
-
-test_offset_zero_needs_a_symbol if {
-	reason({"offset": 0, "in_symtab": false}) == "no_symbol"
-	count(variables.pahole_reason) == 0 with input as one({"offset": 0, "in_symtab": true})
-	count(variables.pahole_reason) == 0 with input as one({"in_symtab": false})
-}
-
-test_invalid_name_and_void_only_with_encode_force if {
-	# without encode_force the encode fails on them, before any policy
-	count(variables.pahole_reason) == 0 with input as one({"valid_name": false})
-	variables.pahole_reason[1] == "invalid_name" with input as with_features({"valid_name": false}, {"encode_force": true})
-	variables.pahole_reason[1] == "void_type" with input as with_features({"void_type": true, "size": 0}, {"encode_force": true})
-}
-
-test_sizes if {
-	reason({"size": 0}) == "zero_size"
-	reason({"size": 4294967296}) == "zero_size"
-	count(variables.pahole_reason) == 0 with input as one({"size": 4294967295})
-	reason({"offset": 4294967296}) == "far_offset"
+test_keep_does_not_hide_a_pahole_reason if {
+	# a keep rule puts the variable in; the encoder then fails naming it,
+	# since it builds no VAR for a variable pahole leaves out
+	x := one({"pahole_skip": "no_symbol"})
+	decision.left_out == {1} with input as x
+	count(decision.left_out) == 0 with input as x with variables.keep as {"mine": {1: {"wanted"}}}
 }
