@@ -32,8 +32,8 @@
 #                   --scaling or --module-set)
 #   --scaling       btfgate -j1, -j2, -j4 and -j8 on vmlinux every round,
 #                   printed as a scaling table with the median time of each
-#                   phase (the phases other than decode+convert are the
-#                   serial part); and a size table: btfgate -j2 and pahole
+#                   phase (the phases other than decode+convert and policy
+#                   are the serial part); and a size table: btfgate -j2 and pahole
 #                   -j2 on vmlinux, the four corpus modules and, when the
 #                   module set is at hand (unpacked already, or
 #                   --module-dir), five of its modules (the smallest, the
@@ -216,7 +216,7 @@ fi
 if [ -n "$keep" ]; then
   mkdir -p "$keep"
   work=$(cd "$keep" && pwd)
-  rm -rf "$work/times" "$work/traces"
+  rm -rf "$work/times" "$work/traces" "$work/out"
 else
   work=$(mktemp -d "${TMPDIR:-/tmp}/btfgate-bench.XXXXXX")
   trap 'rm -rf "$work"' EXIT
@@ -356,7 +356,7 @@ fi
 [ -z "$module" ] || { target_input[ext4.ko]=$module; target_base[ext4.ko]=$base_btf; }
 
 # --scaling: vmlinux at every -j each round, and the size table's inputs
-# (btfgate -j2 and pahole -j2 each), smallest first after vmlinux.
+# (btfgate -j2 and pahole -j2 each).
 scale_jobs=(1 2 4 8)
 size_targets=()
 if [ "$scaling" = 1 ]; then
@@ -784,8 +784,9 @@ for target in vmlinux ${module:+ext4.ko}; do
   echo "targets $target (fastest: $best): wall ${rw}x pahole, fastest runs ${rm}x (target <= 0.50: $(met "$rw" 0.5) by medians, $(met "$rm" 0.5) by fastest runs), RSS ${rr}x (target <= 1.00: $(met "$rr" 1.0))"
 done
 
-# --scaling: btfgate on vmlinux per -j, with the phases (everything but
-# decode+convert runs on one goroutine), and cost against input size.
+# --scaling: btfgate on vmlinux per -j, with the phases (only
+# decode+convert and policy run on -j goroutines: the others are the
+# serial part), and cost against input size.
 scaling_json=null
 sizes_json=()
 if [ "$scaling" = 1 ]; then
@@ -808,8 +809,8 @@ if [ "$scaling" = 1 ]; then
       pj=
       for ph in $phase_cols; do
         line+=$(printf ' %14s' "$(printf '%.3f' "${pm[$ph]:-0}")")
+        [ -z "${pm[$ph]:-}" ] || pj+="\"$ph\": ${pm[$ph]}, "
       done
-      for ph in "${!pm[@]}"; do pj+="\"$ph\": ${pm[$ph]}, "; done
       unset pm
       echo "$line"
       sj+=("{\"jobs\": $j, \"wall_s\": ${wall[$l]}, \"wall_min_s\": ${wmin[$l]}, \"cpu_s\": ${cpu[$l]}, \"rss_mib\": ${rss[$l]}, \"speedup\": $sp, \"cpu_per_wall\": $busy, \"phases\": {${pj%, }}}")
