@@ -24,7 +24,8 @@ const sample = `{
      "wall_s": 4, "wall_min_s": 4, "cpu_s": 6.8, "rss_mib": 500, "load1": 1.2, "ratio_to_pahole": null, "phases": null},
     {"name": "btfgate -j1 ext4.ko", "target": "ext4.ko", "tool": "btfgate", "jobs": 1, "supported": false}
   ],
-  "determinism": [{"target": "vmlinux", "jobs": [1, 2, 8], "identical": true}],
+  "determinism": [{"target": "vmlinux", "jobs": [1, 2, 8], "identical": true},
+                  {"target": "ext4.ko", "jobs": [1, 2, 4, 8], "identical": false}],
   "rss_traces": [
     {"name": "btfgate -j1 vmlinux", "tool": "btfgate", "interval_s": 0.5, "wall_s": 6.2, "encode_total_s": 6.0,
      "phases": [{"name": "read", "seconds": 0.01}, {"name": "decode+convert", "seconds": 4}, {"name": "dedup", "seconds": 1.99}],
@@ -56,7 +57,8 @@ func TestRender(t *testing.T) {
 			t.Fatalf("the SVG is not well-formed XML: %v", err)
 		}
 	}
-	for _, want := range []string{"decode+convert", "≤0.5× pahole", "fastest 5.50 s (1.38×)", "polyline", "vmlinux -j1/-j2/-j8 outputs identical"} {
+	for _, want := range []string{"decode+convert", "≤0.5× pahole", "fastest 5.50 s (1.38×)", "polyline", "vmlinux -j1/-j2/-j8 outputs identical",
+		"ext4.ko -j1/-j2/-j4/-j8 outputs DIFFERENT"} {
 		if !bytes.Contains(svg, []byte(want)) {
 			t.Errorf("the SVG lacks %q", want)
 		}

@@ -121,7 +121,11 @@ func header(c *canvas, b *Bench) {
 		if !d.Identical {
 			same = "DIFFERENT"
 		}
-		det += fmt.Sprintf(" · %s -j1/-j2/-j8 outputs %s", d.Target, same)
+		jobs := make([]string, len(d.Jobs))
+		for i, j := range d.Jobs {
+			jobs[i] = fmt.Sprintf("-j%d", j)
+		}
+		det += fmt.Sprintf(" · %s %s outputs %s", d.Target, strings.Join(jobs, "/"), same)
 	}
 	c.text(margin, c.y, "start", `fill="#444"`, fmt.Sprintf("medians of %d alternating rounds (-j8: one run) · load average %s at start, %s at end",
 		b.Runs, b.LoadStart, b.LoadEnd))
