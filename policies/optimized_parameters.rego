@@ -1,7 +1,7 @@
 # Rule O, "optimized parameters": the canonical instance lost parameters to
 # optimization and its ABI no longer matches the source (DW_CC_nocall, or
-# an .isra/.constprop symbol at its address). The encoder (package encode,
-# functions.go) has already folded the test into canonical.optimized_skip,
+# an .isra/.constprop symbol at its address). The encoder (package functions,
+# facts.go) has already folded the test into canonical.optimized_skip,
 # which is false when true_signature is on. pahole-behaviour.md §8.6 steps
 # 10-12.
 #
