@@ -207,6 +207,7 @@ func (e *encoder) decide() error {
 	if err != nil {
 		return err
 	}
+	e.vars.flush(e.uv.facts)
 	err = e.decideFunctions(pol)
 	fnRefused := refusal(err)
 	if err != nil && (fnRefused == nil || e.res.Decisions == nil) {

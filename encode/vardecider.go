@@ -88,16 +88,23 @@ func (d *varDecider) abandon() {
 	d.decided.wait()
 }
 
-// finish decides the facts of all (add's argument, complete) not sent yet
-// and returns every decision, in id order, as engine.DecideVariables over
-// all of them would: with deny rules' violations, the decisions and a
-// *engine.ViolationsError listing them all.
-func (d *varDecider) finish(all []facts.Variable) ([]engine.Decision, error) {
+// flush sends the facts of all (add's argument, complete) not sent yet
+// and ends the chunks: the goroutine decides the last of them while the
+// caller goes on (the function policies). finish flushes too.
+func (d *varDecider) flush(all []facts.Variable) {
 	if len(all) > d.sent {
 		d.chunks <- all[d.sent:len(all):len(all)]
 		d.sent = len(all)
 	}
 	d.closing.Do(func() { close(d.chunks) })
+}
+
+// finish decides the facts of all (add's argument, complete) not sent yet
+// and returns every decision, in id order, as engine.DecideVariables over
+// all of them would: with deny rules' violations, the decisions and a
+// *engine.ViolationsError listing them all.
+func (d *varDecider) finish(all []facts.Variable) ([]engine.Decision, error) {
+	d.flush(all)
 	r, err := d.decided.wait()
 	if err != nil {
 		return nil, err
