@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -200,7 +201,7 @@ func opaEval(t *testing.T, opa, dir, in, rf string) *opaResult {
 			if err != nil {
 				t.Fatal(err)
 			}
-			df := filepath.Join(dir, "data.json")
+			df := strings.TrimSuffix(in, ".json") + ".data.json" // one per configuration: they run in parallel
 			if err := os.WriteFile(df, data, 0o644); err != nil {
 				t.Fatal(err)
 			}
