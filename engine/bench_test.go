@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"github.com/btfgate/btfgate/internal/cputime"
 	"testing"
 
@@ -28,6 +29,19 @@ func BenchmarkDecideKernelWithLists(b *testing.B) {
 		"keep": []any{"fn_002*"},
 		"tags": []any{map[string]any{"name": "fn_0003*", "tag": "traced"}},
 	}
+	benchmarkDecide(b, cfg, syntheticKernel(kernelSize))
+}
+
+// BenchmarkDecideKernelWithNameList denies 30,000 functions by exact name,
+// as a security team's list of what tracing may not see: names are looked
+// up, not matched as globs against every function.
+func BenchmarkDecideKernelWithNameList(b *testing.B) {
+	var deny []any
+	for i := 0; i < 30000; i++ {
+		deny = append(deny, fmt.Sprintf("fn_%06d", i))
+	}
+	cfg := defaults()
+	cfg.Data = map[string]any{"deny": deny}
 	benchmarkDecide(b, cfg, syntheticKernel(kernelSize))
 }
 

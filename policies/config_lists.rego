@@ -40,14 +40,32 @@ config_message(entry, what) := entry.reason if {
 	is_string(entry.reason)
 } else := sprintf("%s (%s)", [what, config_glob(entry)])
 
-# {id: {value, ...}} for the functions whose name some glob of entries
-# matches, with the values of the entries that match. Every name is
-# matched against every glob once; only matches are gathered.
-config_verdicts(entries) := {id: {e[1] | some e in entries; glob.match(e[0], null, input.functions[id].name)} |
-	some id in config_matches(entries)
+# {id: {value, ...}} for the functions whose name some entry matches, with
+# the values of the entries that match. Entries without glob
+# metacharacters are names: they are gathered into one object keyed by
+# name (object.union_n merges the values of a name given twice) and looked
+# up once per function, so a list of tens of thousands of names costs one
+# pass over the functions; only real globs are matched against every name.
+config_verdicts(entries) := {id: object.keys(values) |
+	some id, values in object.union(config_by_name(entries), config_by_glob(entries))
 } if count(entries) > 0
 
-config_matches(entries) := {id |
-	some e in entries
-	glob.match(e[0], null, input.functions[id].name)
+# {id: {value: true, ...}} for the entries that are names.
+config_by_name(entries) := {id: names[f.name] |
+	names := object.union_n([{e[0]: {e[1]: true}} | some e in entries; not config_is_glob(e[0])])
+	count(names) > 0
+	some id, f in input.functions
+	names[f.name]
 }
+
+# {id: {value: true, ...}} for the entries that are globs.
+config_by_glob(entries) := {id: values |
+	globs := [e | some e in entries; config_is_glob(e[0])]
+	some id in {matched |
+		some e in globs
+		glob.match(e[0], null, input.functions[matched].name)
+	}
+	values := {e[1]: true | some e in globs; glob.match(e[0], null, input.functions[id].name)}
+}
+
+config_is_glob(pattern) if regex.match(`[*?\[\]{}\\]`, pattern)

@@ -59,3 +59,24 @@ test_config_absent_adds_nothing if {
 	not functions.true_signature.config_true_signature with input as names
 	not functions.exclude.config_deny with input as names with data.btfgate.config.deny as []
 }
+
+test_config_names_and_globs_merge if {
+	# a name given twice keeps both reasons; a name and a glob that match
+	# the same function both give theirs; a name that is no function adds
+	# nothing
+	ex := functions.exclude.config_deny with input as names
+		with data.btfgate.config.deny as [
+			{"name": "bpf_foo", "reason": "one"},
+			{"name": "bpf_foo", "reason": "two"},
+			{"name": "bpf_*", "reason": "glob"},
+			"missing",
+		]
+	ex == {1: {"one", "two", "glob"}, 2: {"glob"}}
+}
+
+test_config_escaped_glob_is_a_glob if {
+	functions.exclude.config_deny == {} with input as names
+		with data.btfgate.config.deny as ["bpf\\_foo*x"]
+	functions.exclude.config_deny == {1: {"denied by configuration (bpf_f[o]o)"}} with input as names
+		with data.btfgate.config.deny as ["bpf_f[o]o"]
+}
