@@ -22,7 +22,7 @@ given(features) := {
 		3: percpu(3, "irq_randomness", "struct fast_pool"),
 		4: percpu(4, "runqueues", "struct rq"),
 		# pahole leaves it out: no VAR to hide
-		5: object.union(percpu(5, "crngs", "struct crng"), {"section": ".data", "percpu": false}),
+		5: object.union(percpu(5, "crngs", "struct crng"), {"section": ".data", "percpu": false, "pahole_skip": "section_not_encoded"}),
 	},
 }
 
