@@ -111,6 +111,12 @@ func TestDwzFixturesEqualPlain(t *testing.T) {
 				if one := encodeRaw(t, filepath.Join(dwzDir, prog), opts); string(one) != string(raw) {
 					t.Errorf("-j1 gives other bytes than -j2")
 				}
+				// the summary counts compile units, not dwz's partial units
+				dres, derr := Encode(filepath.Join(dwzDir, prog), opts)
+				pres, perr := Encode(filepath.Join(dwzDir, plainProg), opts)
+				if derr != nil || perr != nil || dres.Units != pres.Units {
+					t.Errorf("%d compile units, %d without dwz (%v, %v)", dres.Units, pres.Units, derr, perr)
+				}
 			})
 		}
 	}

@@ -73,7 +73,7 @@ type Options struct {
 type Result struct {
 	Types  *btf.Types // after dedup
 	Phases []Phase    // wall time per phase, in order
-	Units  int        // compile units walked
+	Units  int        // compile units walked; dwz's partial units, walked with their importers, not counted
 	Before int        // types before dedup
 	// Overlapped is work that ran on goroutines of its own beside Phases
 	// (not counted in them): its busy time.

@@ -183,6 +183,9 @@ func (e *encoder) decode() error {
 		e.pipe.close()
 	}
 	e.res.Units = len(in.Units)
+	if in.Groups != nil { // dwz's partial units are walked with their importers
+		e.res.Units = len(in.Groups)
+	}
 	if skippedRefs > 0 {
 		e.res.Warnings = append(e.res.Warnings, fmt.Sprintf("%d type references into compile units left out "+
 			"by the language exclusion read as void, as in pahole", skippedRefs))
