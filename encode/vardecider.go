@@ -1,9 +1,7 @@
 package encode
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"sync"
 
 	"github.com/btfgate/btfgate/engine"
@@ -120,9 +118,7 @@ func (d *varDecider) finish(all []facts.Variable) ([]engine.Decision, error) {
 	d.decided = resolved(varDecisions{}, nil) // the chunks' decisions can go
 	if len(r.violations) > 0 {
 		vs := r.violations
-		slices.SortFunc(vs, func(a, b engine.Violation) int {
-			return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
-		})
+		engine.SortViolations(vs)
 		return decisions, &engine.ViolationsError{Violations: vs}
 	}
 	return decisions, nil

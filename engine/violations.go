@@ -65,8 +65,14 @@ func violationsError(vs []Violation) error {
 	if len(vs) == 0 {
 		return nil
 	}
+	SortViolations(vs)
+	return &ViolationsError{Violations: vs}
+}
+
+// SortViolations puts vs in the order a ViolationsError lists them: by
+// subject id, rule and message, so the error does not depend on batches.
+func SortViolations(vs []Violation) {
 	slices.SortFunc(vs, func(a, b Violation) int {
 		return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
 	})
-	return &ViolationsError{Violations: vs}
 }
