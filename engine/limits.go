@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime/metrics"
 	"time"
 )
@@ -16,28 +17,64 @@ type Limits struct {
 	// Timeout is the wall time an evaluation may take.
 	Timeout time.Duration
 	// Memory is how far the Go heap may grow over its size when the
-	// evaluation started, in bytes.
+	// evaluation started, in bytes. Zero means relative to the work
+	// (autoCeiling): the peak of a runaway policy then stays within about
+	// twice what the honest work takes.
 	Memory uint64
 }
 
-// The default limits: far above what the default policies take on a whole
-// kernel, and low enough that a runaway policy is stopped before it takes
-// the machine down.
-const (
-	DefaultTimeout = 60 * time.Second
-	DefaultMemory  = 4 << 30
-)
+// DefaultTimeout is the default Limits.Timeout: far above what the default
+// policies take on a whole kernel (well under a second).
+const DefaultTimeout = 60 * time.Second
 
-// orDefaults returns l with zero fields set to the defaults.
+// autoFloor is the least an automatic memory limit lets an evaluation
+// add to the heap: the default policies add at most a few MiB to it on a
+// whole kernel (each evaluation is a batch of functions or a chunk of
+// variables), a user's policy with large comprehensions more.
+const autoFloor = 4 << 20
+
+// orDefaults returns l with a zero Timeout set to the default.
 func (l Limits) orDefaults() Limits {
 	if l.Timeout <= 0 {
 		l.Timeout = DefaultTimeout
 	}
-	if l.Memory == 0 {
-		l.Memory = DefaultMemory
-	}
 	return l
 }
+
+// ceiling is the heap size, in bytes of heap objects, past which the
+// evaluation that started when the heap held start bytes is stopped; limit
+// is how the error states it. With Memory set it is start + Memory. Without,
+// it is relative to the work (autoCeiling).
+func (l Limits) ceiling(start uint64) (ceiling uint64, limit string) {
+	if l.Memory != 0 {
+		return start + l.Memory, formatBytes(l.Memory)
+	}
+	c := autoCeiling(start)
+	return c, formatBytes(roundMiB(c)) + " of heap"
+}
+
+// autoCeiling is the automatic limit: the evaluation may take the heap to
+// its base plus a quarter of its size at the start, at least autoFloor.
+// The base is the largest of the heap at the start, the collector's goal
+// (the garbage an honest evaluation leaves stays under it) and, when the
+// process has a soft memory limit (the CLI sets it to what the encode of
+// its input needs), that limit up to twice the heap at the start: work
+// beside the evaluation — the decode a variable chunk is decided beside,
+// the dedup beside the decisions — may double the heap while it runs and
+// not be taken for the policy's. A runaway policy thus peaks at about
+// twice the honest work's heap.
+func autoCeiling(start uint64) uint64 {
+	s := []metrics.Sample{{Name: goalMetric}, {Name: limitMetric}}
+	metrics.Read(s)
+	base := max(start, s[0].Value.Uint64())
+	if lim := s[1].Value.Uint64(); lim < math.MaxInt64 {
+		base = max(base, min(lim, 2*start))
+	}
+	return base + max(start/4, autoFloor)
+}
+
+// roundMiB rounds n up to a whole MiB.
+func roundMiB(n uint64) uint64 { return (n + 1<<20 - 1) &^ (1<<20 - 1) }
 
 // LimitError is an evaluation stopped by its Limits.
 type LimitError struct {
@@ -50,9 +87,14 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("policy evaluation stopped: it used more %s than its limit of %s (raise it with %s)", e.What, e.Limit, e.Flag)
 }
 
-// heapMetric is the runtime/metrics sample the memory watch reads: the
-// bytes of heap objects, live or not yet swept.
-const heapMetric = "/memory/classes/heap/objects:bytes"
+// The runtime/metrics samples the memory watch reads: the bytes of heap
+// objects, live or not yet swept; the heap size the collector aims to stay
+// under; the soft memory limit (math.MaxInt64 when none is set).
+const (
+	heapMetric  = "/memory/classes/heap/objects:bytes"
+	goalMetric  = "/gc/heap/goal:bytes"
+	limitMetric = "/gc/gomemlimit:bytes"
+)
 
 // memoryPoll is how often the memory watch samples the heap.
 const memoryPoll = 5 * time.Millisecond
@@ -69,12 +111,14 @@ func (l Limits) bounded(ctx context.Context) (context.Context, func(error) error
 	ctx, cancel := context.WithCancelCause(ctx)
 	overMemory := errors.New("memory limit")
 	quit := make(chan struct{})
+	var ceiling uint64
+	var limit string // set by the watch before watched is closed
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
 		sample := []metrics.Sample{{Name: heapMetric}}
 		metrics.Read(sample)
-		start := sample[0].Value.Uint64()
+		ceiling, limit = l.ceiling(sample[0].Value.Uint64())
 		tick := time.NewTicker(memoryPoll)
 		defer tick.Stop()
 		for {
@@ -85,7 +129,7 @@ func (l Limits) bounded(ctx context.Context) (context.Context, func(error) error
 				return
 			case <-tick.C:
 				metrics.Read(sample)
-				if now := sample[0].Value.Uint64(); now > start && now-start > l.Memory {
+				if sample[0].Value.Uint64() > ceiling {
 					cancel(overMemory)
 					return
 				}
@@ -102,7 +146,7 @@ func (l Limits) bounded(ctx context.Context) (context.Context, func(error) error
 		case err == nil:
 			return nil
 		case errors.Is(cause, overMemory):
-			return &LimitError{What: "memory", Limit: formatBytes(l.Memory), Flag: "--policy-memory"}
+			return &LimitError{What: "memory", Limit: limit, Flag: "--policy-memory"}
 		case errors.Is(cause, context.DeadlineExceeded):
 			return &LimitError{What: "time", Limit: l.Timeout.String(), Flag: "--policy-timeout"}
 		}
@@ -124,8 +168,12 @@ func formatBytes(n uint64) string {
 }
 
 // ParseBytes reads a size as --policy-memory takes it: a number of bytes
-// with an optional unit KiB, MiB, GiB (or K, M, G, the same).
+// with an optional unit KiB, MiB, GiB (or K, M, G, the same), or "auto",
+// which is 0: Limits.Memory relative to the work.
 func ParseBytes(s string) (uint64, error) {
+	if s == "auto" {
+		return 0, nil
+	}
 	var n uint64
 	var unit string
 	if _, err := fmt.Sscanf(s, "%d%s", &n, &unit); err != nil {

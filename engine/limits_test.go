@@ -11,9 +11,9 @@ import (
 
 // TestLimitsStopRunawayPolicies: a policy that spins (nested range
 // comprehensions) is stopped by the timeout, one that allocates without
-// end (a range of a billion numbers, doubling strings) by the memory
-// limit; both with a *LimitError naming the flag that raises the limit,
-// long before the machine runs out of memory.
+// end (a range of a billion numbers) by the memory limit, the one given
+// or the one relative to the heap; all with a *LimitError naming the flag
+// that raises the limit, long before the machine runs out of memory.
 func TestLimitsStopRunawayPolicies(t *testing.T) {
 	fns := []facts.Function{{ID: 1, Name: "f"}, {ID: 2, Name: "g"}}
 	cases := []struct {
@@ -34,6 +34,13 @@ exclude.big[id] contains "never" if {
 	count(numbers.range(1, 1e9)) < 0
 }
 `, "memory", Limits{Timeout: time.Minute, Memory: 256 << 20}},
+		{"range, limit relative to the heap", `package btfgate.functions
+
+exclude.big[id] contains "never" if {
+	some id, _ in input.functions
+	count(numbers.range(1, 1e9)) < 0
+}
+`, "memory", Limits{Timeout: time.Minute}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,7 +66,7 @@ exclude.big[id] contains "never" if {
 }
 
 func TestParseBytes(t *testing.T) {
-	for in, want := range map[string]uint64{"512MiB": 512 << 20, "4GiB": 4 << 30, "100": 100, "2G": 2 << 30, "64K": 64 << 10} {
+	for in, want := range map[string]uint64{"auto": 0, "512MiB": 512 << 20, "4GiB": 4 << 30, "100": 100, "2G": 2 << 30, "64K": 64 << 10} {
 		if got, err := ParseBytes(in); err != nil || got != want {
 			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
 		}

@@ -13,8 +13,9 @@ import (
 // input, unless GOMEMLIMIT is set: the heap then stays near what the encode
 // needs instead of growing to twice its live size between collections. The
 // limit covers the Go heap only; the mapped input adds its resident pages,
-// which the encoder releases as it goes. It is 48 MiB plus 3/2 of the file
-// size, plus 4 MiB for each worker beyond two (their buffers);
+// which the encoder releases as it goes. It is 48 MiB (or, when less, 16 MiB
+// plus 32 times the file size) plus 3/2 of the file size, plus 4 MiB for
+// each worker beyond two (their buffers);
 // docs/performance.md has the measurements that chose these numbers.
 func setMemoryLimit(input string, jobs int) {
 	if os.Getenv("GOMEMLIMIT") != "" {
@@ -22,6 +23,10 @@ func setMemoryLimit(input string, jobs int) {
 	}
 	limit := int64(48 << 20)
 	if st, err := os.Stat(input); err == nil {
+		// An input under a MiB needs little heap: its floor is smaller, so
+		// that a runaway policy stopped relative to the limit
+		// (engine.Limits) stays near the honest work there too.
+		limit = min(limit, 16<<20+32*st.Size())
 		limit += st.Size() + st.Size()/2
 	}
 	if jobs <= 0 {

@@ -54,7 +54,7 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&p.noDefault, "no-default-policies", false, "leave out the default policies (pahole's rules)")
 	f.IntVarP(&p.jobs, "jobs", "j", 0, "worker goroutines (0: one per CPU); the output does not depend on it")
 	f.DurationVar(&p.timeout, "policy-timeout", engine.DefaultTimeout, "stop a policy evaluation that takes longer than this")
-	f.StringVar(&p.memory, "policy-memory", "4GiB", "stop a policy evaluation that grows the heap by more than this (e.g. 512MiB)")
+	f.StringVar(&p.memory, "policy-memory", "auto", "stop a policy evaluation that grows the heap by more than this (e.g. 512MiB); auto: by more than half the heap the encode of the input needs, at least 4MiB")
 	f.BoolVar(&p.strictLists, "strict", false, "fail when an entry of a deny, keep, true_signature or tags list matches no function (a warning otherwise)")
 	f.StringVar(&p.supplement, "dwarf-supplement", "", "the supplementary object file of an input processed with dwz -m (default: the one its .gnu_debugaltlink or .debug_sup names, next to it or under /usr/lib/debug)")
 	f.BoolVar(&p.debug, "debug", false, "write what policies print() to stderr, each line with its module and line")

@@ -137,3 +137,39 @@ func TestBrokenCorpus(t *testing.T) {
 	}
 	runCases(t, "corpus ext4", cases)
 }
+
+// TestCLIRunawayPolicyCorpus: a policy over functions or variables that
+// allocates without end, on the corpus kernel and ext4.ko, is stopped by
+// the default (automatic) memory limit with an error naming
+// --policy-memory, at a peak RSS within the bound every case is held to:
+// twice the honest work (the same command without the policy) plus
+// rssSlack.
+func TestCLIRunawayPolicyCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the corpus kernel's encode four times")
+	}
+	policies := map[string]string{"functions": rangePolicy, "variables": rangeVarPolicy}
+	for _, src := range []string{corpus.Vmlinux(t), corpus.Module(t, "ext4")} {
+		for _, over := range []string{"functions", "variables"} {
+			t.Run(filepath.Base(src)+"/"+over, func(t *testing.T) {
+				dir := t.TempDir()
+				honest := honestPeak(t, src, true, "encode", "--summary=none", "-o", filepath.Join(dir, "honest.btf"), src)
+				pol := writeFile(t, filepath.Join(dir, "range.rego"), policies[over])
+				out := filepath.Join(dir, "out.btf")
+				r := runCLI(t, timeoutFor(true), "encode", "--summary=none", "--policy", pol, "-o", out, src)
+				summary.addClass("corpus runaway policy", hostileClass["unbounded policy"], r.exit != 0)
+				summary.notePeak(hostileClass["unbounded policy"], "runaway policy over "+over+" on "+filepath.Base(src), r.maxRSS, honest)
+				if r.timedOut || r.exit != 1 || !strings.Contains(r.stderr, "--policy-memory") {
+					t.Fatalf("exit %d (timed out: %v), want 1 and an error naming --policy-memory; stderr:\n%s", r.exit, r.timedOut, head(r.stderr, 20))
+				}
+				if _, err := os.Stat(out); err == nil {
+					t.Errorf("%s written by a failed encode", out)
+				}
+				if limit := rssFactor*honest + rssSlack; r.maxRSS > limit {
+					t.Errorf("peak RSS %d MiB, over the bound %d MiB (honest work: %d MiB)", r.maxRSS>>20, limit>>20, honest>>20)
+				}
+				t.Logf("peak RSS %d MiB, honest %d MiB (%.2f×): %s", r.maxRSS>>20, honest>>20, float64(r.maxRSS)/float64(honest), strings.TrimSpace(r.stderr))
+			})
+		}
+	}
+}
