@@ -18,7 +18,9 @@ func TestPolicyLimitFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out.btf")
-	_, _, err := run(t, "encode", "--policy", pol, "--policy-timeout", "1s", "-o", out, fixture)
+	// The comprehension grows too: the default memory limit would stop it
+	// first, so it is raised to see the timeout.
+	_, _, err := run(t, "encode", "--policy", pol, "--policy-timeout", "1s", "--policy-memory", "1GiB", "-o", out, fixture)
 	if err == nil || !strings.Contains(err.Error(), "--policy-timeout") {
 		t.Fatalf("error %v, want the time limit named", err)
 	}
