@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"hash/crc32"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/internal/atomicfile"
+	"github.com/btfgate/btfgate/loader"
 	"github.com/btfgate/btfgate/loader/elffile"
 )
 
@@ -66,14 +68,18 @@ type baseLoaded struct {
 
 // load returns the base BTF at path with its strings indexed: from the
 // cache when it holds it, else parsed and then stored.
-func (c *BaseCache) load(path string) (*btf.Types, baseLoaded, error) {
-	var how baseLoaded
-	raw, err := readBase(path) // read, not mapped (docs/performance.md)
+func (c *BaseCache) load(path string) (t *btf.Types, how baseLoaded, err error) {
+	// The base is mapped, not read: on a hit it is only hashed and
+	// compared with the stored copy, which the types then alias, so a
+	// copy in the heap would be garbage as large as the kernel's BTF.
+	raw, done, err := loader.MapBTF(path)
 	if err != nil {
-		return nil, how, err
+		return nil, how, fmt.Errorf("base BTF: %w", err)
 	}
+	defer done()
+	defer elffile.GuardFaults(path, &err)()
 	if !btf.CanPrepare(raw) {
-		t, err := parseBase(path, raw, parseAlone)
+		t, err := parseBase(path, bytes.Clone(raw), parseAlone)
 		if err == nil {
 			t.Strings.BuildIndex()
 		}
@@ -84,7 +90,8 @@ func (c *BaseCache) load(path string) (*btf.Types, baseLoaded, error) {
 		how.hit = true
 		return t, how, nil
 	}
-	t, err := parseBase(path, raw, btf.ParseBase)
+	raw = bytes.Clone(raw) // the parsed types alias it
+	t, err = parseBase(path, raw, btf.ParseBase)
 	if err != nil {
 		return nil, how, err
 	}

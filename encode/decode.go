@@ -195,8 +195,15 @@ func wantUnit(u *dwarf.Unit) bool {
 }
 
 // reservation is how many type words and types to make room for, in the
-// splicer's arrays and the dedup's, so that a kernel's large arrays are
-// not regrown: a word per 4 bytes of .debug_info and a type per 46 cover
-// what kernels and modules give (docs/performance.md); arrays grow when
-// needed.
-func reservation(in *loader.Input) (words, types int) { return in.InfoSize / 4, in.InfoSize / 46 }
+// splicer's arrays and the dedup's, so that they are not regrown: a word
+// per 4 bytes of .debug_info, and a type per 46 bytes for a kernel or 38
+// for a module (relocatable), cover what kernels and modules give
+// (docs/performance.md); arrays grow when needed. A module's dedup arrays
+// hold the base's types too, so regrowing them copies the kernel's share.
+func reservation(in *loader.Input) (words, types int) {
+	perType := 46
+	if in.ELF.Type == elffile.ET_REL {
+		perType = 38
+	}
+	return in.InfoSize / 4, in.InfoSize / perType
+}

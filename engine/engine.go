@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -85,21 +86,26 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 
+	// Every query (decisions, variables, true_signature) is prepared on
+	// one compiler: the modules are compiled with the first, the others
+	// compile only themselves against them.
 	opts := []func(*rego.Rego){
 		rego.Query(decisionQuery),
+		rego.Compiler(newCompiler(caps, cfg.Print != nil)),
 		rego.Capabilities(caps),
 		rego.Store(store),
 		rego.SetRegoVersion(ast.RegoV1),
 		rego.StrictBuiltinErrors(true),
 		rego.GenerateJSON(keepTerm),
 	}
-	for _, m := range parsed {
-		opts = append(opts, rego.ParsedModule(m))
-	}
 	if cfg.Print != nil {
 		opts = append(opts, rego.EnablePrintStatements(true), rego.PrintHook(&printHook{w: cfg.Print}))
 	}
-	query, err := rego.New(opts...).PrepareForEval(ctx)
+	withModules := slices.Clone(opts)
+	for _, m := range parsed {
+		withModules = append(withModules, rego.ParsedModule(m))
+	}
+	query, err := rego.New(withModules...).PrepareForEval(ctx)
 	if err != nil {
 		return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
 	}
@@ -140,6 +146,17 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		e.trueSig = &q
 	}
 	return e, nil
+}
+
+// newCompiler returns the compiler rego.New makes for the options New
+// gives it (capabilities caps, Rego v1, print statements if print), for
+// the queries to share.
+func newCompiler(caps *ast.Capabilities, print bool) *ast.Compiler {
+	return ast.NewCompiler().
+		WithCapabilities(caps).
+		WithEnablePrintStatements(print).
+		WithUseTypeCheckAnnotations(true).
+		WithDefaultRegoVersion(ast.RegoV1)
 }
 
 // Lint returns what in Config.Modules does nothing, for people: fact

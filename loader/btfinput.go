@@ -19,20 +19,59 @@ func ReadBTF(path string) ([]byte, error) {
 		return data, err
 	}
 	// An ELF file is mapped, and only .BTF is copied.
-	f, err := elffile.Open(path)
+	f, b, err := elfBTF(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: neither raw BTF (no 0xeb9f magic) nor ELF: %w", path, unnamed(err))
+		return nil, err
 	}
 	defer f.Close()
+	return bytes.Clone(b), nil
+}
+
+// MapBTF is ReadBTF without the copy, for a caller that only compares or
+// hashes the bytes: the raw BTF held by path, mapped (a decompressed copy
+// if the section is compressed), valid until done is called. Faults on the
+// mapping (the file truncated meanwhile) are the caller's to guard
+// (elffile.GuardFaults).
+func MapBTF(path string) (b []byte, done func() error, err error) {
+	fh, err := inputs.Open(path)
+	if err != nil {
+		return nil, nil, err // an *fs.PathError, which names path
+	}
+	var magic [2]byte
+	_, rerr := io.ReadFull(fh, magic[:])
+	fh.Close()
+	if rerr == nil && isRawBTF(magic[:]) {
+		data, err := elffile.MapFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return data, func() error { return elffile.Unmap(data) }, nil
+	}
+	f, b, err := elfBTF(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, f.Close, nil
+}
+
+// elfBTF opens the ELF file at path and returns it with the data of its
+// .BTF section; the caller closes it when done with the data.
+func elfBTF(path string) (*elffile.File, []byte, error) {
+	f, err := elffile.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: neither raw BTF (no 0xeb9f magic) nor ELF: %w", path, unnamed(err))
+	}
 	sec := f.Section(".BTF")
 	if sec == nil {
-		return nil, fmt.Errorf("%s: ELF file without a .BTF section", path)
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: ELF file without a .BTF section", path)
 	}
 	b, err := f.SectionData(sec)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, unnamed(err))
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w", path, unnamed(err))
 	}
-	return bytes.Clone(b), nil
+	return f, b, nil
 }
 
 // readRawBTF reads the file at path whole if it starts with the BTF magic

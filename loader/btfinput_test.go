@@ -36,8 +36,9 @@ func elfWithBTF(t *testing.T, fixture []byte, compressed bool) []byte {
 	return nil
 }
 
-// TestReadBTFErrorsNameThePathOnce checks that each error of ReadBTF names
-// the file once: the ELF reader's errors name it too, and both used to show.
+// TestReadBTFErrorsNameThePathOnce checks that each error of ReadBTF (and
+// of MapBTF, which shares them) names the file once: the ELF reader's
+// errors name it too, and both used to show.
 func TestReadBTFErrorsNameThePathOnce(t *testing.T) {
 	fixture, err := os.ReadFile("../testdata/fixtures/types.gcc-dwarf4.o")
 	if err != nil {
@@ -63,19 +64,22 @@ func TestReadBTFErrorsNameThePathOnce(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, err := ReadBTF(path)
-			if err == nil {
-				t.Fatal("ReadBTF succeeded")
-			}
-			msg := err.Error()
-			if n := strings.Count(msg, path); n != 1 {
-				t.Errorf("error names %s %d times, want once: %s", path, n, msg)
-			}
-			if !strings.HasPrefix(msg, path+": ") && !strings.Contains(msg, " "+path+": ") {
-				t.Errorf("error does not start with the path: %s", msg)
-			}
-			if !strings.Contains(msg, c.want) {
-				t.Errorf("error %q does not mention %q", msg, c.want)
+			_, rerr := ReadBTF(path)
+			_, _, merr := MapBTF(path)
+			for fn, err := range map[string]error{"ReadBTF": rerr, "MapBTF": merr} {
+				if err == nil {
+					t.Fatalf("%s succeeded", fn)
+				}
+				msg := err.Error()
+				if n := strings.Count(msg, path); n != 1 {
+					t.Errorf("%s: error names %s %d times, want once: %s", fn, path, n, msg)
+				}
+				if !strings.HasPrefix(msg, path+": ") && !strings.Contains(msg, " "+path+": ") {
+					t.Errorf("%s: error does not start with the path: %s", fn, msg)
+				}
+				if !strings.Contains(msg, c.want) {
+					t.Errorf("%s: error %q does not mention %q", fn, msg, c.want)
+				}
 			}
 		})
 	}
@@ -91,5 +95,38 @@ func TestReadBTFErrorsNameThePathOnce(t *testing.T) {
 	}
 	if len(got) == 0 || !bytes.Contains(fixture, got) {
 		t.Errorf("ReadBTF returned %d bytes that are not the section's", len(got))
+	}
+}
+
+// TestMapBTFIsReadBTF checks that MapBTF gives the bytes ReadBTF copies,
+// for an ELF file's .BTF and for a raw BTF file, until done unmaps them.
+func TestMapBTFIsReadBTF(t *testing.T) {
+	fixture, err := os.ReadFile("../testdata/fixtures/types.gcc-dwarf4.o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{
+		"elf": elfWithBTF(t, fixture, false),
+		"raw": append([]byte{0x9f, 0xeb, 1, 0}, fixture[:1000]...), // the magic is all MapBTF reads
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, err := ReadBTF(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, done, err := MapBTF(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: MapBTF gave %d bytes, ReadBTF %d, not the same", name, len(got), len(want))
+		}
+		if err := done(); err != nil {
+			t.Errorf("%s: done: %v", name, err)
+		}
 	}
 }
