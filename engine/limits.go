@@ -17,15 +17,25 @@ type Limits struct {
 	// Timeout is the wall time an evaluation may take.
 	Timeout time.Duration
 	// Memory is how far the Go heap may grow over its size when the
-	// evaluation started, in bytes. Zero means relative to the work
-	// (autoCeiling): the peak of a runaway policy then stays within about
-	// twice what the honest work takes.
+	// evaluation started, in bytes (zero: DefaultMemory).
 	Memory uint64
+	// Auto, with Memory zero, sets the limit relative to the work
+	// (autoCeiling): the peak of a runaway policy then stays within about
+	// twice what the honest work takes. It reads the process's heap and
+	// soft memory limit, so it holds for a process that runs one encode at
+	// a time with a soft limit sized for it, as the CLI does; encodes
+	// running side by side in one process would take each other's work
+	// for the policy's.
+	Auto bool
 }
 
-// DefaultTimeout is the default Limits.Timeout: far above what the default
-// policies take on a whole kernel (well under a second).
-const DefaultTimeout = 60 * time.Second
+// The default limits: far above what the default policies take on a whole
+// kernel (well under a second, a few MiB per evaluation), and low enough
+// that a runaway policy is stopped before it takes the machine down.
+const (
+	DefaultTimeout = 60 * time.Second
+	DefaultMemory  = 4 << 30
+)
 
 // autoFloor is the least an automatic memory limit lets an evaluation
 // add to the heap: the default policies add at most a few MiB to it on a
@@ -33,18 +43,21 @@ const DefaultTimeout = 60 * time.Second
 // variables), a user's policy with large comprehensions more.
 const autoFloor = 4 << 20
 
-// orDefaults returns l with a zero Timeout set to the default.
+// orDefaults returns l with zero fields set to the defaults.
 func (l Limits) orDefaults() Limits {
 	if l.Timeout <= 0 {
 		l.Timeout = DefaultTimeout
+	}
+	if l.Memory == 0 && !l.Auto {
+		l.Memory = DefaultMemory
 	}
 	return l
 }
 
 // ceiling is the heap size, in bytes of heap objects, past which the
 // evaluation that started when the heap held start bytes is stopped; limit
-// is how the error states it. With Memory set it is start + Memory. Without,
-// it is relative to the work (autoCeiling).
+// is how the error states it. With Memory set it is start + Memory; with
+// Auto, relative to the work (autoCeiling).
 func (l Limits) ceiling(start uint64) (ceiling uint64, limit string) {
 	if l.Memory != 0 {
 		return start + l.Memory, formatBytes(l.Memory)
@@ -169,7 +182,7 @@ func formatBytes(n uint64) string {
 
 // ParseBytes reads a size as --policy-memory takes it: a number of bytes
 // with an optional unit KiB, MiB, GiB (or K, M, G, the same), or "auto",
-// which is 0: Limits.Memory relative to the work.
+// which is 0: Limits.Auto.
 func ParseBytes(s string) (uint64, error) {
 	if s == "auto" {
 		return 0, nil

@@ -40,7 +40,7 @@ exclude.big[id] contains "never" if {
 	some id, _ in input.functions
 	count(numbers.range(1, 1e9)) < 0
 }
-`, "memory", Limits{Timeout: time.Minute}},
+`, "memory", Limits{Timeout: time.Minute, Auto: true}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

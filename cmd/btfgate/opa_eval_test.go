@@ -337,9 +337,12 @@ func testPolicyFlags(t *testing.T, rf string) *policyFlags {
 	var p policyFlags
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	p.register(fs)
-	var args []string
+	// The configurations are decided side by side in this process: the
+	// automatic policy memory limit, which reads the process's heap, would
+	// take one encode's work for another's policy.
+	args := []string{"--policy-memory", "4GiB"}
 	if rf != "" {
-		args = []string{"--rules", rf}
+		args = append(args, "--rules", rf)
 	}
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)

@@ -74,7 +74,9 @@ func (p *policyFlags) limits() (engine.Limits, error) {
 	if p.timeout <= 0 {
 		return engine.Limits{}, fmt.Errorf("--policy-timeout %v: want a positive duration such as 30s", p.timeout)
 	}
-	return engine.Limits{Timeout: p.timeout, Memory: mem}, nil
+	// auto (mem 0): the CLI runs one encode per process, with a soft
+	// memory limit sized for its input (setMemoryLimit).
+	return engine.Limits{Timeout: p.timeout, Memory: mem, Auto: mem == 0}, nil
 }
 
 // inputFiles are the files a command with these flags reads: input, the
