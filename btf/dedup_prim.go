@@ -111,16 +111,29 @@ func contentHash(w []uint32) uint64 {
 // name, when exactly one canonical struct or union has that name and it is
 // of the FWD's kind (btf_dedup_resolve_fwds).
 func (d *deduper) resolveFwds() error {
+	// Only the names of FWDs still canonical matter: a module has a few,
+	// its base (split BTF) thousands of structs, so the names are
+	// collected first and the structs counted for those names alone.
 	names := make(map[uint32]uint32) // name -> the canonical struct/union, 0 if several
+	for id := d.start; id < d.n; id++ {
+		if d.kinds[id] == KindFwd && d.canon[id] == id {
+			names[d.typ(id)[0]] = unprocessedID
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
 	for id := uint32(1); id < d.n; id++ {
 		if k := d.kinds[id]; (k != KindStruct && k != KindUnion) || d.canon[id] != id {
 			continue
 		}
 		name := d.typ(id)[0]
-		if _, dup := names[name]; dup {
-			names[name] = 0
-		} else {
+		switch c, want := names[name]; {
+		case !want:
+		case c == unprocessedID:
 			names[name] = id
+		default:
+			names[name] = 0
 		}
 	}
 	for id := d.start; id < d.n; id++ {
@@ -128,8 +141,8 @@ func (d *deduper) resolveFwds() error {
 			continue
 		}
 		w := d.typ(id)
-		c, ok := names[w[0]]
-		if !ok || c == 0 {
+		c := names[w[0]]
+		if c == 0 || c == unprocessedID {
 			continue
 		}
 		union := w[1]&infoKindFlag != 0
