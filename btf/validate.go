@@ -69,6 +69,10 @@ func (v *validator) fail(id TypeID, msg string) error {
 // kind returns the kind of id, own or base (KindVoid for 0).
 func (v *validator) kind(id TypeID) Kind { return v.t.Kind(id) }
 
+// badRef reports whether ref would find fault with id: the check alone,
+// so that callers format the label of a member or parameter only then.
+func (v *validator) badRef(id TypeID, voidOK bool) bool { return id >= v.next || id == 0 && !voidOK }
+
 // ref checks a type reference: in range, and void only where allowed.
 func (v *validator) ref(id TypeID, voidOK bool, what string) string {
 	switch {
@@ -180,8 +184,8 @@ func (v *validator) check(ty Type) string {
 			if mname != "" && !identifier(mname) {
 				return fmt.Sprintf("member %d name %q is not a C identifier", i, mname)
 			}
-			if msg := v.ref(m.Type, false, fmt.Sprintf("member %d (%s)", i, mname)); msg != "" {
-				return msg
+			if v.badRef(m.Type, false) {
+				return v.ref(m.Type, false, fmt.Sprintf("member %d (%s)", i, mname))
 			}
 			if k == KindStruct && m.BitOffset < last {
 				return fmt.Sprintf("member %d (%s) at bit %d, before the previous member's %d", i, mname, m.BitOffset, last)
@@ -242,8 +246,8 @@ func (v *validator) check(ty Type) string {
 			if pname != "" && !identifier(pname) {
 				return fmt.Sprintf("parameter %d name %q is not a C identifier", i, pname)
 			}
-			if msg := v.ref(p.Type, false, fmt.Sprintf("parameter %d (%s)", i, pname)); msg != "" {
-				return msg
+			if v.badRef(p.Type, false) {
+				return v.ref(p.Type, false, fmt.Sprintf("parameter %d (%s)", i, pname))
 			}
 		}
 	case KindVar:

@@ -26,14 +26,26 @@ type Walker struct {
 	r    *dwarf.Reader
 	e    dwarf.Entry
 
-	raw     []rawType   // type DIEs in DIE (pre-)order
-	tableOf []TypeID    // raw index -> table id (0: void, e.g. unspecified type)
-	tabOrd  []int32     // table order: raw indices
-	members []rawMember // members in DIE order, chained per struct (rawMember.next)
-	stack   []frame
-	ptrTags []int32    // raw indices of type tags, grouped per pointer
-	params  []rawParam // parameters of subroutine types in DIE order
-	start   []uint32
+	raw     []rawType // type DIEs in DIE (pre-)order
+	tableOf []TypeID  // raw index -> table id (0: void, e.g. unspecified type)
+	tabOrd  []int32   // table order: raw indices
+	// Members go straight into TypeTable.Members in DIE order as the walk
+	// reads them (finish resolves their types, and regroups them only if a
+	// struct's are not contiguous or some are static); these run beside.
+	memRef    []uint64 // DW_AT_type as an absolute .debug_info offset, 0 if absent
+	memAt     []uint64 // the byte offset memberAt matches, noMemberAt if none
+	memNext   []int32  // the next member of the same struct or union, -1 for the last
+	memFix    []memFix // bitfields whose offset needs their type's size
+	memStatic []uint32 // static members: resolved as the others, then dropped
+	// scattered: some struct's members are not contiguous (the members
+	// of a type nested in a struct come between its own).
+	scattered  bool
+	regroup    []Member // finishMembers' copy of the walk's members
+	dropMember []bool   // finishMembers: by member, static
+	stack      []frame
+	ptrTags    []int32    // raw indices of type tags, grouped per pointer
+	params     []rawParam // parameters of subroutine types in DIE order
+	start      []uint32
 	// byOff maps a type DIE's offset to its raw index + 1, and the offsets
 	// of subprograms, parameters and variables to their slots (funcwalk.go).
 	byOff offsetIndex
@@ -75,34 +87,28 @@ type Walker struct {
 // rawType is a type DIE before its references are resolved.
 type rawType struct {
 	tag      dwarf.Tag
-	last     uint32 // structs: the last member so far, in Walker.members
+	last     uint32 // structs: the last member so far, in TypeTable.Members
 	name     string
 	ref      uint64 // DW_AT_type as an absolute .debug_info offset, 0 if absent
 	size     uint64
 	encoding uint8
 	flags    EntryFlags
-	first    uint32 // members: the first in Walker.members; enums, params, dims: index into the table
+	first    uint32 // members: the first in TypeTable.Members (walk order); enums, params, dims: index into the table
 	count    uint32
 	tagFirst uint32 // pointers: type tags in Walker.ptrTags
 	tagCount uint32
 	off      uint64
 }
 
-type rawMember struct {
-	name          string
-	ref           uint64
-	loc           uint64 // DW_AT_data_member_location (constant or expression)
-	dataBitOffset uint64 // DW_AT_data_bit_offset
-	bitOffset     uint64 // DWARF 2-4 DW_AT_bit_offset (may be negative: wraps)
-	// The next member of the same struct or union in Walker.members, -1
-	// for the last: the members of types nested in a struct come between
-	// its own, so a struct's members are a chain rather than a run.
-	next          int32
-	byteSize      uint32 // DW_AT_byte_size of the member
-	bitSize       uint32 // DW_AT_bit_size
-	hasLoc        bool
-	hasDataBitOff bool
+// memFix is a DWARF 2-4 bitfield member (DW_AT_bit_offset) without
+// DW_AT_byte_size: its bit offset needs its type's size, known in finish.
+type memFix struct {
+	idx       uint32 // in TypeTable.Members, walk order
+	bitOffset uint64 // DW_AT_bit_offset
 }
+
+// noMemberAt is Walker.memAt's value for a member memberAt never matches.
+const noMemberAt = ^uint64(0)
 
 type frameKind uint8
 
@@ -166,7 +172,12 @@ func (w *Walker) begin(t *TypeTable, u *dwarf.Unit, from, to uint64) {
 	w.raw = w.raw[:0]
 	w.byOff.begin(from, to-from)
 	w.tabOrd = w.tabOrd[:0]
-	w.members = w.members[:0]
+	w.memRef = w.memRef[:0]
+	w.memAt = w.memAt[:0]
+	w.memNext = w.memNext[:0]
+	w.memFix = w.memFix[:0]
+	w.memStatic = w.memStatic[:0]
+	w.scattered = false
 	w.stack = w.stack[:0]
 	w.ptrTags = w.ptrTags[:0]
 	w.params = w.params[:0]
@@ -240,7 +251,7 @@ func (w *Walker) visit(e *dwarf.Entry, t *TypeTable) {
 		case dwarf.TagMember:
 			idx := top.memberIdx
 			top.memberIdx++
-			w.addMember(e, top.raw)
+			w.addMember(e, top.raw, t)
 			if e.Children {
 				w.push(frame{kind: frameMember, raw: top.raw, memberIdx: idx})
 			}
@@ -424,41 +435,93 @@ func (w *Walker) addType(e *dwarf.Entry, t *TypeTable) {
 // close numbers a type once its children are done (pahole's order).
 func (w *Walker) close(idx int32) { w.tabOrd = add(w.tabOrd, idx) }
 
-func (w *Walker) addMember(e *dwarf.Entry, owner int32) {
-	m := rawMember{next: -1}
+// addMember appends a member to t.Members with its bit offset computed
+// the way pahole's class_member__cache_byte_size does; finish resolves its
+// type, completes the offsets of DWARF 2-4 bitfields without a byte size
+// (w.memFix) and drops static members (no location in a struct).
+func (w *Walker) addMember(e *dwarf.Entry, owner int32, t *TypeTable) {
+	var (
+		m                            Member
+		ref, loc, dataBitOff, bitOff uint64
+		byteSize                     uint32
+		hasLoc, hasDataBitOff        bool
+	)
 	for i := range e.Fields {
 		f := &e.Fields[i]
 		switch f.Attr {
 		case dwarf.AttrName:
-			m.name = bytesString(f.Bytes)
+			m.Name = bytesString(f.Bytes)
 		case dwarf.AttrType:
 			if f.Class == dwarf.ClassReference {
-				m.ref = f.Val
+				ref = f.Val
 			}
 		case dwarf.AttrDataMemberLocation:
-			m.hasLoc = true
-			m.loc = memberLocation(f)
+			hasLoc = true
+			loc = memberLocation(f)
 		case dwarf.AttrDataBitOffset:
-			m.hasDataBitOff = true
-			m.dataBitOffset = f.Val
+			hasDataBitOff = true
+			dataBitOff = f.Val
 		case dwarf.AttrBitOffset:
-			m.bitOffset = f.Val
+			bitOff = f.Val
 		case dwarf.AttrByteSize:
-			m.byteSize = clamp32(f.Val)
+			byteSize = clamp32(f.Val)
 		case dwarf.AttrBitSize:
-			m.bitSize = clamp32(f.Val)
+			m.BitfieldSize = clamp32(f.Val)
 		}
 	}
-	idx := uint32(len(w.members))
-	w.members = add(w.members, m)
+	idx := uint32(len(t.Members))
+	at := noMemberAt
+	switch {
+	case hasDataBitOff:
+		m.BitOffset = dataBitOff
+		if m.BitfieldSize != 0 {
+			m.ByteOffset = uint32(dataBitOff / 8)
+		}
+		if dataBitOff%8 == 0 {
+			at = dataBitOff / 8
+		}
+	case !hasLoc && w.raw[owner].tag != dwarf.TagUnionType:
+		w.memStatic = add(w.memStatic, idx)
+	default:
+		if hasLoc {
+			at = loc
+		}
+		m.BitOffset = loc * 8
+		m.ByteOffset = uint32(loc)
+		if m.BitfieldSize == 0 {
+			break
+		}
+		if byteSize == 0 {
+			w.memFix = add(w.memFix, memFix{idx: idx, bitOffset: bitOff})
+			break
+		}
+		m.BitOffset += w.bitfieldOffset(uint64(byteSize), bitOff, m.BitfieldSize)
+	}
+	t.Members = add(t.Members, m)
+	w.memRef = add(w.memRef, ref)
+	w.memAt = add(w.memAt, at)
+	w.memNext = add(w.memNext, -1)
 	rt := &w.raw[owner]
 	if rt.count == 0 {
 		rt.first = idx
 	} else {
-		w.members[rt.last].next = int32(idx)
+		if rt.last+1 != idx {
+			w.scattered = true
+		}
+		w.memNext[rt.last] = int32(idx)
 	}
 	rt.last = idx
 	rt.count++
+}
+
+// bitfieldOffset is a DWARF 2-4 bitfield's offset in its storage unit of
+// byteSize bytes, from the unit's first byte: DW_AT_bit_offset counts from
+// the most significant bit.
+func (w *Walker) bitfieldOffset(byteSize, bitOffset uint64, bitSize uint32) uint64 {
+	if w.littleEndian {
+		return byteSize*8 - bitOffset - uint64(bitSize)
+	}
+	return bitOffset
 }
 
 // clamp32 narrows a member's byte or bit size: no real one reaches 2^32,
@@ -613,10 +676,9 @@ func (w *Walker) finish(t *TypeTable) error {
 	}
 	w.byOff.seal()
 	if len(w.spans) > 1 {
-		// A merged table is made once: its two largest slices get their
-		// exact size rather than add's steps.
+		// A merged table is made once: its entries get their exact size
+		// rather than add's steps.
 		t.Entries = slices.Grow(t.Entries, len(w.tabOrd))
-		t.Members = slices.Grow(t.Members[:0], len(w.members))
 	}
 
 	// Decl tags: raw index -> table id; then keep pahole's order (by target
@@ -673,7 +735,52 @@ func (w *Walker) finish(t *TypeTable) error {
 	w.finishFuncs(t)
 	w.finishVars(t)
 
-	// Members, now that every type's size is known.
+	w.finishMembers(t)
+	return w.refError()
+}
+
+// finishMembers resolves the members' types (in table order, as every
+// other reference), completes the bit offsets that need a type's size, and
+// regroups t.Members by struct in table order, dropping static members, if
+// the walk left a struct's members scattered or kept a static one.
+func (w *Walker) finishMembers(t *TypeTable) {
+	for id := 1; id < len(t.Entries); id++ {
+		en := &t.Entries[id]
+		switch en.Tag {
+		case dwarf.TagStructureType, dwarf.TagClassType, dwarf.TagInterfaceType, dwarf.TagUnionType:
+			if !w.scattered {
+				for k := en.First; k < en.First+en.Count; k++ {
+					t.Members[k].Type = w.resolve(w.memRef[k])
+				}
+				continue
+			}
+			k := int32(en.First)
+			for n := en.Count; n > 0; n-- {
+				t.Members[k].Type = w.resolve(w.memRef[k])
+				k = w.memNext[k]
+			}
+		}
+	}
+	for _, f := range w.memFix {
+		m := &t.Members[f.idx]
+		if byteSize := t.strippedSize(m.Type); byteSize != 0 {
+			m.BitOffset += w.bitfieldOffset(byteSize, f.bitOffset, m.BitfieldSize)
+		}
+	}
+	if !w.scattered && len(w.memStatic) == 0 {
+		return
+	}
+	// Regroup: copy each struct's members in chain order, leaving out the
+	// static ones.
+	drop := slices.Grow(w.dropMember[:0], len(t.Members))[:len(t.Members)]
+	clear(drop)
+	for _, k := range w.memStatic {
+		drop[k] = true
+	}
+	w.dropMember = drop
+	walked := append(w.regroup[:0], t.Members...)
+	w.regroup = walked
+	t.Members = t.Members[:0]
 	for id := 1; id < len(t.Entries); id++ {
 		en := &t.Entries[id]
 		switch en.Tag {
@@ -681,18 +788,15 @@ func (w *Walker) finish(t *TypeTable) error {
 			k, n := int32(en.First), en.Count
 			en.First = uint32(len(t.Members))
 			en.Count = 0
-			union := en.Tag == dwarf.TagUnionType
 			for ; n > 0; n-- {
-				rm := &w.members[k]
-				k = rm.next
-				if m, ok := w.member(rm, union, t); ok {
-					t.Members = add(t.Members, m)
+				if !drop[k] {
+					t.Members = append(t.Members, walked[k])
 					en.Count++
 				}
+				k = w.memNext[k]
 			}
 		}
 	}
-	return w.refError()
 }
 
 // groupParams fills t.Params grouped by subroutine type (DIE order within
@@ -713,41 +817,6 @@ func (w *Walker) groupParams(t *TypeTable) {
 		t.Params[start[p.owner]] = Param{Name: p.name, Type: w.resolve(p.ref)}
 		start[p.owner]++
 	}
-}
-
-// member computes a member's bit offset the way pahole's
-// class_member__cache_byte_size does. Static members (no location in a
-// struct) are dropped.
-func (w *Walker) member(rm *rawMember, union bool, t *TypeTable) (Member, bool) {
-	m := Member{Name: rm.name, Type: w.resolve(rm.ref), BitfieldSize: uint32(rm.bitSize)}
-	if rm.hasDataBitOff {
-		m.BitOffset = rm.dataBitOffset
-		if rm.bitSize != 0 {
-			m.ByteOffset = uint32(rm.dataBitOffset / 8)
-		}
-		return m, true
-	}
-	if !rm.hasLoc && !union {
-		return m, false // static member
-	}
-	m.BitOffset = rm.loc * 8
-	m.ByteOffset = uint32(rm.loc)
-	if rm.bitSize == 0 {
-		return m, true
-	}
-	byteSize := uint64(rm.byteSize)
-	if byteSize == 0 {
-		byteSize = t.strippedSize(m.Type)
-	}
-	if byteSize == 0 {
-		return m, true
-	}
-	bitfieldOffset := rm.bitOffset
-	if w.littleEndian {
-		bitfieldOffset = byteSize*8 - rm.bitOffset - uint64(rm.bitSize)
-	}
-	m.BitOffset = rm.loc*8 + bitfieldOffset
-	return m, true
 }
 
 // strippedSize is the byte size of id after typedefs and qualifiers.

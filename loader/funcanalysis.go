@@ -41,7 +41,7 @@ func analyzeFuncs(w *Walker, t *TypeTable, isClang bool) {
 			fn := &w.funcs[rp.owner]
 			w.scanLocation(&p, &rp.loc, u, fn.lowPC, fn.hasLowPC)
 			if p.FirstFields != 0 || p.SecondFields != 0 {
-				w.trueSigCandidate(&p, rp, addrSize)
+				w.trueSigCandidate(&p, rp, addrSize, t)
 			}
 		}
 		t.FuncParams[slot] = p
@@ -202,7 +202,7 @@ func (t *TypeTable) isStructParam(id TypeID) bool {
 // true_signature member candidate. Only a parameter with its own name and
 // type has one (a concrete instance's parameter that refers to an origin
 // has neither).
-func (w *Walker) trueSigCandidate(p *FuncParam, rp *rawFuncParam, addrSize int) {
+func (w *Walker) trueSigCandidate(p *FuncParam, rp *rawFuncParam, addrSize int, t *TypeTable) {
 	first, second := p.FirstFields, p.SecondFields
 	if first != 0 && second != 0 || bits.OnesCount64(first) >= 2 || bits.OnesCount64(second) >= 2 {
 		return
@@ -214,24 +214,25 @@ func (w *Walker) trueSigCandidate(p *FuncParam, rp *rawFuncParam, addrSize int) 
 	if first == 0 {
 		off = uint64(addrSize + bits.TrailingZeros64(second))
 	}
-	m := w.memberAt(rp.typeRef, off)
-	if m == nil || m.name == "" || m.ref == 0 {
+	k := w.memberAt(rp.typeRef, off)
+	if k < 0 || t.Members[k].Name == "" || w.memRef[k] == 0 {
 		return
 	}
-	p.TrueSigMember = m.name
-	p.TrueSigType = w.resolve(m.ref)
+	p.TrueSigMember = t.Members[k].Name
+	p.TrueSigType = w.resolve(w.memRef[k])
 }
 
 // memberAt is pahole's get_member_with_offset: the type that ref names is
 // followed through DW_AT_type while it has no DW_AT_byte_size (typedefs,
 // qualifiers, and pointers, which carry no size in DWARF); if it is then a
 // struct, its first member at byte off (by DW_AT_data_bit_offset, else
-// DW_AT_data_member_location) is returned.
-func (w *Walker) memberAt(ref uint64, off uint64) *rawMember {
+// DW_AT_data_member_location) is returned: its index in the walk's
+// members (TypeTable.Members before finishMembers), or -1.
+func (w *Walker) memberAt(ref uint64, off uint64) int32 {
 	for n := 0; n < 64; n++ {
 		i := w.lookup(ref)
 		if i < 0 {
-			return nil
+			return -1
 		}
 		rt := &w.raw[i]
 		if rt.size == 0 {
@@ -239,24 +240,16 @@ func (w *Walker) memberAt(ref uint64, off uint64) *rawMember {
 			continue
 		}
 		if rt.tag != dwarf.TagStructureType {
-			return nil
+			return -1
 		}
 		k := int32(rt.first)
 		for c := rt.count; c > 0 && k >= 0; c-- {
-			m := &w.members[k]
-			k = m.next
-			switch {
-			case m.hasDataBitOff:
-				if m.dataBitOffset == off*8 {
-					return m
-				}
-			case m.hasLoc:
-				if m.loc == off {
-					return m
-				}
+			if w.memAt[k] == off {
+				return k
 			}
+			k = w.memNext[k]
 		}
-		return nil
+		return -1
 	}
-	return nil
+	return -1
 }

@@ -145,7 +145,8 @@ func (p *placing) walkDue(off uint64) error {
 // merged walk they hold all of an input's DIEs, and the next walk, if any,
 // is of another input.
 func (w *Walker) release() {
-	w.raw, w.tableOf, w.tabOrd, w.members, w.stack, w.ptrTags, w.params, w.start = nil, nil, nil, nil, nil, nil, nil, nil
+	w.raw, w.tableOf, w.tabOrd, w.stack, w.ptrTags, w.params, w.start = nil, nil, nil, nil, nil, nil, nil
+	w.memRef, w.memAt, w.memNext, w.memFix, w.memStatic, w.regroup, w.dropMember = nil, nil, nil, nil, nil, nil, nil
 	w.funcs, w.funcOrder, w.fparams, w.fannots, w.funcFirst = nil, nil, nil, nil, nil
 	w.paramRaw, w.paramSlot, w.funcIndex, w.recoded = nil, nil, nil, nil
 	w.vars, w.vannots = nil, nil
@@ -227,10 +228,10 @@ func (w *Walker) referrer(off uint64) uint64 {
 		switch rt.tag {
 		case dwarf.TagStructureType, dwarf.TagClassType, dwarf.TagInterfaceType, dwarf.TagUnionType:
 			for k, n := int32(rt.first), rt.count; n > 0 && k >= 0; n-- {
-				if w.members[k].ref == off {
+				if w.memRef[k] == off {
 					return rt.off
 				}
-				k = w.members[k].next
+				k = w.memNext[k]
 			}
 		}
 	}

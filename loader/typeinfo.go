@@ -12,7 +12,10 @@ import (
 // in "...": hostile DWARF can make a function type whose parameters are
 // pointers to it, which would otherwise render exponentially long.
 func (t *TypeTable) TypeName(id TypeID) string {
-	b := t.appendTypeName(nil, id, 0)
+	// Nearly every name fits the stack buffer: the string is then the
+	// only allocation.
+	var buf [128]byte
+	b := t.appendTypeName(buf[:0], id, 0)
 	if len(b) > maxTypeName {
 		b = append(b[:maxTypeName], "..."...)
 	}
@@ -33,25 +36,15 @@ func (t *TypeTable) appendTypeName(b []byte, id TypeID, depth int) []byte {
 		return append(b, "..."...)
 	}
 	en := &t.Entries[id]
-	named := func(kw string) []byte {
-		if kw != "" {
-			b = append(b, kw...)
-			b = append(b, ' ')
-		}
-		if en.Name == "" {
-			return append(b, "(anon)"...)
-		}
-		return append(b, en.Name...)
-	}
 	switch en.Tag {
 	case dwarf.TagBaseType, dwarf.TagTypedef:
-		return named("")
+		return appendNamed(b, "", en.Name)
 	case dwarf.TagStructureType, dwarf.TagClassType:
-		return named("struct")
+		return appendNamed(b, "struct", en.Name)
 	case dwarf.TagUnionType:
-		return named("union")
+		return appendNamed(b, "union", en.Name)
 	case dwarf.TagEnumerationType:
-		return named("enum")
+		return appendNamed(b, "enum", en.Name)
 	case dwarf.TagPointerType:
 		b = t.appendTypeName(b, en.Type, depth+1)
 		return append(b, " *"...)
@@ -98,6 +91,18 @@ func (t *TypeTable) appendTypeName(b []byte, id TypeID, depth int) []byte {
 		return append(b, ')')
 	}
 	return append(b, en.Tag.String()...)
+}
+
+// appendNamed appends "kw name" ("name" without kw), "(anon)" for no name.
+func appendNamed(b []byte, kw, name string) []byte {
+	if kw != "" {
+		b = append(b, kw...)
+		b = append(b, ' ')
+	}
+	if name == "" {
+		return append(b, "(anon)"...)
+	}
+	return append(b, name...)
 }
 
 // IsStructParam reports whether id, through const and typedef, is a struct

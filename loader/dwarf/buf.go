@@ -111,8 +111,10 @@ type buf struct {
 	err     error
 }
 
-func (d *Data) newBuf(section string, data []byte, off uint64, unit int) *buf {
-	b := &buf{d: d, section: section, unit: unit, data: data, le: d.le}
+// newBuf returns a cursor at off of data, a value: the location list
+// decoders make one per list, and a pointer would be a heap allocation each.
+func (d *Data) newBuf(section string, data []byte, off uint64, unit int) buf {
+	b := buf{d: d, section: section, unit: unit, data: data, le: d.le}
 	if off > uint64(len(data)) {
 		b.fail(off, fmt.Errorf("%w: offset 0x%x past the end of %s (size 0x%x)", ErrTruncated, off, section, len(data)))
 		return b

@@ -66,7 +66,13 @@ type ExprReader struct {
 // endian.
 func NewExprReader(expr []byte, u *Unit, order binary.ByteOrder) ExprReader {
 	x := ExprReader{expr: expr, addrSize: 8, offSize: 4, version: 5, unitIdx: -1, le: true}
-	if order != nil {
+	switch order {
+	case nil, binary.LittleEndian:
+	case binary.BigEndian:
+		x.le = false
+	default:
+		// Another ByteOrder: ask it (probe escapes to the heap, so the
+		// common orders above do not get here).
 		var probe [2]byte
 		order.PutUint16(probe[:], 1)
 		x.le = probe[0] == 1
