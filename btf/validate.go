@@ -73,15 +73,16 @@ func (v *validator) kind(id TypeID) Kind { return v.t.Kind(id) }
 // so that callers format the label of a member or parameter only then.
 func (v *validator) badRef(id TypeID, voidOK bool) bool { return id >= v.next || id == 0 && !voidOK }
 
-// ref checks a type reference: in range, and void only where allowed.
+// ref checks a type reference: in range, and void only where allowed
+// (badRef); what names the reference in the message.
 func (v *validator) ref(id TypeID, voidOK bool, what string) string {
 	switch {
+	case !v.badRef(id, voidOK):
+		return ""
 	case id >= v.next:
 		return fmt.Sprintf("%s refers to type %d, past the last type %d", what, id, v.next-1)
-	case id == 0 && !voidOK:
-		return what + " is void"
 	}
-	return ""
+	return what + " is void"
 }
 
 func (v *validator) name(off uint32) string { return v.t.Strings.String(off) }
@@ -283,8 +284,8 @@ func (v *validator) datasec(ty Type, name string) string {
 	end := uint64(0)
 	for i := 0; i < ty.Vlen(); i++ {
 		e := ty.Secinfo(i)
-		if msg := v.ref(e.Type, false, fmt.Sprintf("entry %d", i)); msg != "" {
-			return msg
+		if v.badRef(e.Type, false) {
+			return v.ref(e.Type, false, fmt.Sprintf("entry %d", i))
 		}
 		if k := v.kind(e.Type); k != KindVar {
 			return fmt.Sprintf("entry %d is type %d, a %v, not a VAR", i, e.Type, k)

@@ -124,13 +124,13 @@ func (l Limits) bounded(ctx context.Context) (context.Context, func(error) error
 	ctx, cancel := context.WithCancelCause(ctx)
 	overMemory := errors.New("memory limit")
 	quit := make(chan struct{})
-	var ceiling uint64
 	var limit string // set by the watch before watched is closed
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
 		sample := []metrics.Sample{{Name: heapMetric}}
 		metrics.Read(sample)
+		var ceiling uint64
 		ceiling, limit = l.ceiling(sample[0].Value.Uint64())
 		tick := time.NewTicker(memoryPoll)
 		defer tick.Stop()
@@ -181,12 +181,8 @@ func formatBytes(n uint64) string {
 }
 
 // ParseBytes reads a size as --policy-memory takes it: a number of bytes
-// with an optional unit KiB, MiB, GiB (or K, M, G, the same), or "auto",
-// which is 0: Limits.Auto.
+// with an optional unit KiB, MiB, GiB (or K, M, G, the same).
 func ParseBytes(s string) (uint64, error) {
-	if s == "auto" {
-		return 0, nil
-	}
 	var n uint64
 	var unit string
 	if _, err := fmt.Sscanf(s, "%d%s", &n, &unit); err != nil {

@@ -66,7 +66,7 @@ exclude.big[id] contains "never" if {
 }
 
 func TestParseBytes(t *testing.T) {
-	for in, want := range map[string]uint64{"auto": 0, "512MiB": 512 << 20, "4GiB": 4 << 30, "100": 100, "2G": 2 << 30, "64K": 64 << 10} {
+	for in, want := range map[string]uint64{"512MiB": 512 << 20, "4GiB": 4 << 30, "100": 100, "2G": 2 << 30, "64K": 64 << 10} {
 		if got, err := ParseBytes(in); err != nil || got != want {
 			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
 		}

@@ -748,12 +748,6 @@ func (w *Walker) finishMembers(t *TypeTable) {
 		en := &t.Entries[id]
 		switch en.Tag {
 		case dwarf.TagStructureType, dwarf.TagClassType, dwarf.TagInterfaceType, dwarf.TagUnionType:
-			if !w.scattered {
-				for k := en.First; k < en.First+en.Count; k++ {
-					t.Members[k].Type = w.resolve(w.memRef[k])
-				}
-				continue
-			}
 			k := int32(en.First)
 			for n := en.Count; n > 0; n-- {
 				t.Members[k].Type = w.resolve(w.memRef[k])

@@ -54,7 +54,7 @@ func (p *policyFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&p.noDefault, "no-default-policies", false, "leave out the default policies (pahole's rules)")
 	f.IntVarP(&p.jobs, "jobs", "j", 0, "worker goroutines (0: one per CPU); the output does not depend on it")
 	f.DurationVar(&p.timeout, "policy-timeout", engine.DefaultTimeout, "stop a policy evaluation that takes longer than this")
-	f.StringVar(&p.memory, "policy-memory", "auto", "stop a policy evaluation that grows the heap by more than this (e.g. 512MiB); auto: by more than half the heap the encode of the input needs, at least 4MiB")
+	f.StringVar(&p.memory, "policy-memory", "auto", "stop a policy evaluation that grows the heap by more than this (e.g. 512MiB); auto: past the heap the encode of its input needs plus a quarter, at least 4MiB more")
 	f.BoolVar(&p.strictLists, "strict", false, "fail when an entry of a deny, keep, true_signature or tags list matches no function (a warning otherwise)")
 	f.StringVar(&p.supplement, "dwarf-supplement", "", "the supplementary object file of an input processed with dwz -m (default: the one its .gnu_debugaltlink or .debug_sup names, next to it or under /usr/lib/debug)")
 	f.BoolVar(&p.debug, "debug", false, "write what policies print() to stderr, each line with its module and line")
@@ -67,16 +67,22 @@ const guardWarning = "--allow-hiding-btf-ids: the guard is off; functions the ke
 
 // limits are the policy limits the flags ask for.
 func (p *policyFlags) limits() (engine.Limits, error) {
+	if p.timeout <= 0 {
+		return engine.Limits{}, fmt.Errorf("--policy-timeout %v: want a positive duration such as 30s", p.timeout)
+	}
+	lim := engine.Limits{Timeout: p.timeout}
+	if p.memory == "auto" {
+		// The CLI runs one encode per process, with a soft memory limit
+		// sized for its input (setMemoryLimit): what Auto assumes.
+		lim.Auto = true
+		return lim, nil
+	}
 	mem, err := engine.ParseBytes(p.memory)
 	if err != nil {
 		return engine.Limits{}, fmt.Errorf("--policy-memory %w", err)
 	}
-	if p.timeout <= 0 {
-		return engine.Limits{}, fmt.Errorf("--policy-timeout %v: want a positive duration such as 30s", p.timeout)
-	}
-	// auto (mem 0): the CLI runs one encode per process, with a soft
-	// memory limit sized for its input (setMemoryLimit).
-	return engine.Limits{Timeout: p.timeout, Memory: mem, Auto: mem == 0}, nil
+	lim.Memory = mem
+	return lim, nil
 }
 
 // inputFiles are the files a command with these flags reads: input, the
