@@ -49,7 +49,9 @@
 #                   map it) and once with pahole (-J -j2
 #                   --btf_features=default --btf_base BASE), per round,
 #                   alternating which goes first. Reports per tool the wall
-#                   time of the whole set, the sum of CPU time, the largest
+#                   time of the whole set, the sum of the modules' own wall
+#                   times (the clock around each process, without the
+#                   driver's), the sum of CPU time, the largest
 #                   and the sum of the per-module peak RSS, failures, the
 #                   ratios, and how many modules' btfgate peak RSS exceeds
 #                   pahole's; then checks every module (both encodes
@@ -871,40 +873,44 @@ fi
 modset_json=null
 if [ -s "$ms/modules.tsv" ]; then
   # set_totals TOOL: "wall_median wall_min load_median cpu_sum rss_max_kib
-  # rss_sum_kib failed" over the rounds (medians of each round's totals).
+  # rss_sum_kib failed encode_wall_sum" over the rounds (medians of each
+  # round's totals). The encode wall sum adds each module's own wall time
+  # (the clock around its process): the tools' cost without xargs and
+  # bench_module.sh's, which the set's wall includes.
   set_totals() {
     local tool=$1 f
     for f in "$ms"/res/*/"$tool".tsv; do
       awk -v set="${f%.tsv}.set" '
         BEGIN { getline line <set; split(line, w, " ") }
-        { c += $4; r += $5; if ($5 > m) m = $5; if ($2 != 0) bad++ }
-        END { printf "%s %s %.3f %d %d %d\n", w[1], w[2], c, m, r, bad }' "$f"
+        { ws += $3; c += $4; r += $5; if ($5 > m) m = $5; if ($2 != 0) bad++ }
+        END { printf "%s %s %.3f %d %d %d %.3f\n", w[1], w[2], c, m, r, bad, ws }' "$f"
     done >"$ms/$tool.rounds"
-    printf '%s %s %s %s %s %s %s\n' "$(median 1 "$ms/$tool.rounds")" "$(minimum 1 "$ms/$tool.rounds")" \
+    printf '%s %s %s %s %s %s %s %s\n' "$(median 1 "$ms/$tool.rounds")" "$(minimum 1 "$ms/$tool.rounds")" \
       "$(median 2 "$ms/$tool.rounds")" "$(median 3 "$ms/$tool.rounds")" "$(median 4 "$ms/$tool.rounds")" \
-      "$(median 5 "$ms/$tool.rounds")" "$(awk '$6 > m { m = $6 } END { print m + 0 }' "$ms/$tool.rounds")"
+      "$(median 5 "$ms/$tool.rounds")" "$(awk '$6 > m { m = $6 } END { print m + 0 }' "$ms/$tool.rounds")" \
+      "$(median 7 "$ms/$tool.rounds")"
   }
   nmods=$(wc -l <"$ms/modules.tsv")
   lim=
   [ "$nmods" = "$modset_total" ] || lim=" (the first $nmods by path)"
   printf '\nmodule set: %d of the %d modules of the %s%s, split BTF on %s; one process per module, 2 at a time (xargs -P2), each -j2; %d round(s)\n' \
     "$nmods" "$modset_total" "$modset_src" "$lim" "$modset_base_btf" "$runs"
-  printf '%-8s %9s %9s %5s %11s %12s %12s %7s\n' tool "wall s" "min s" load "CPU sum s" "RSS max MiB" "RSS sum MiB" failed
+  printf '%-8s %9s %9s %5s %15s %11s %12s %12s %7s\n' tool "wall s" "min s" load "encode wall s" "CPU sum s" "RSS max MiB" "RSS sum MiB" failed
   declare -A st=()
   tools_json=
   for tool in "${modset_tools[@]}"; do
     st[$tool]=$(set_totals "$tool")
-    read -r w wm l c m r bad <<<"${st[$tool]}"
-    printf '%-8s %9.3f %9.3f %5.1f %11.2f %12.1f %12.1f %7d\n' "$tool" "$w" "$wm" "$l" "$c" \
+    read -r w wm l c m r bad ews <<<"${st[$tool]}"
+    printf '%-8s %9.3f %9.3f %5.1f %15.3f %11.2f %12.1f %12.1f %7d\n' "$tool" "$w" "$wm" "$l" "$ews" "$c" \
       "$(awk -v k="$m" 'BEGIN { print k / 1024 }')" "$(awk -v k="$r" 'BEGIN { print k / 1024 }')" "$bad"
-    tools_json+="\"$tool\": {\"wall_s\": $w, \"wall_min_s\": $wm, \"load1\": $l, \"cpu_sum_s\": $c, \"rss_max_mib\": $(awk -v k="$m" 'BEGIN { printf "%.1f", k / 1024 }'), \"rss_sum_mib\": $(awk -v k="$r" 'BEGIN { printf "%.1f", k / 1024 }'), \"failed\": $bad, \"wall_runs\": [$(column 1 "$ms/$tool.rounds")], \"cpu_sum_runs\": [$(column 3 "$ms/$tool.rounds")]}, "
+    tools_json+="\"$tool\": {\"wall_s\": $w, \"wall_min_s\": $wm, \"load1\": $l, \"encode_wall_sum_s\": $ews, \"cpu_sum_s\": $c, \"rss_max_mib\": $(awk -v k="$m" 'BEGIN { printf "%.1f", k / 1024 }'), \"rss_sum_mib\": $(awk -v k="$r" 'BEGIN { printf "%.1f", k / 1024 }'), \"failed\": $bad, \"wall_runs\": [$(column 1 "$ms/$tool.rounds")], \"cpu_sum_runs\": [$(column 3 "$ms/$tool.rounds")]}, "
   done
   ratios_json=null above=null checks_json="{}" mism_json="[]"
   if [ -n "${st[btfgate]:-}" ] && [ -n "${st[pahole]:-}" ]; then
-    read -r gw gwm _ gc gm gr _ <<<"${st[btfgate]}"
-    read -r pw pwm _ pc pm pr _ <<<"${st[pahole]}"
-    printf '%-8s %9s %9s %5s %11s %12s %12s\n' "ratio" "$(ratio "$gw" "$pw")" "$(ratio "$gwm" "$pwm")" "" "$(ratio "$gc" "$pc")" "$(ratio "$gm" "$pm")" "$(ratio "$gr" "$pr")"
-    ratios_json="{\"wall\": $(ratio "$gw" "$pw"), \"wall_min\": $(ratio "$gwm" "$pwm"), \"cpu_sum\": $(ratio "$gc" "$pc"), \"rss_max\": $(ratio "$gm" "$pm"), \"rss_sum\": $(ratio "$gr" "$pr")}"
+    read -r gw gwm _ gc gm gr _ gews <<<"${st[btfgate]}"
+    read -r pw pwm _ pc pm pr _ pews <<<"${st[pahole]}"
+    printf '%-8s %9s %9s %5s %15s %11s %12s %12s\n' "ratio" "$(ratio "$gw" "$pw")" "$(ratio "$gwm" "$pwm")" "" "$(ratio "$gews" "$pews")" "$(ratio "$gc" "$pc")" "$(ratio "$gm" "$pm")" "$(ratio "$gr" "$pr")"
+    ratios_json="{\"wall\": $(ratio "$gw" "$pw"), \"wall_min\": $(ratio "$gwm" "$pwm"), \"encode_wall_sum\": $(ratio "$gews" "$pews"), \"cpu_sum\": $(ratio "$gc" "$pc"), \"rss_max\": $(ratio "$gm" "$pm"), \"rss_sum\": $(ratio "$gr" "$pr")}"
     # Columns of modules.tsv: 1 IDX 2 PATH 3 BYTES 4-7 btfgate exit wall
     # cpu rss, 8-11 pahole's, 12 verdict.
     above=$(awk '$4 == 0 && $8 == 0 && $7 > $11' "$ms/modules.tsv" | wc -l)
