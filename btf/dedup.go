@@ -287,11 +287,15 @@ type deduper struct {
 	n     uint32   // number of ids, void included
 	void  [headerWords]uint32
 
-	kinds []Kind   // per id, the kind (a compact copy for the hot paths)
-	canon []uint32 // libbpf's d->map
-	// hypot is libbpf's d->hypot_map. The reference pass reuses it to hold
-	// the offset in refWords of each canonical reference type, and
-	// compaction (as libbpf does) to hold the new ids.
+	kinds []Kind // per id, the kind (a compact copy for the hot paths)
+	// canon is libbpf's d->map, each entry xor its id (canonOf), so that
+	// the zeros an array starts with map every id to itself.
+	canon []uint32
+	// hypot is libbpf's d->hypot_map, each entry inverted (hypotOf), so
+	// that the zeros an array starts with read as unprocessedID. The
+	// reference pass reuses it to hold the offset in refWords of each
+	// canonical reference type, and compaction (as libbpf does) to hold
+	// the new ids of own types.
 	hypot []uint32
 
 	hypotList []uint32
@@ -319,6 +323,14 @@ type deduper struct {
 	aliased   bool
 	baseWords []uint32
 	baseLen   uint32
+	// lazyBase: ids below it are the single base's, read in place, whose
+	// per-id state is what the zeroed arrays read as (canonical, no
+	// hypothetical mapping) and is never filled in: kind and typ read the
+	// base's own words and offsets. A module's dedup on the kernel's
+	// base so pays for the base ids it touches, not for all of them. 0
+	// when every id's state is filled in.
+	lazyBase  uint32
+	baseTypes *Types
 
 	err error // first internal error (e.g. a cycle in the canonical map)
 
@@ -357,6 +369,9 @@ func newDeduper(t *Types, room int) (*deduper, error) {
 		d.aliased = true
 		d.baseWords = chain[1].words
 		d.baseLen = uint32(len(chain[1].words))
+		if b := chain[1]; b.valid == b.Len() { // else its references are checked below
+			d.lazyBase, d.baseTypes = d.start, b
+		}
 	default:
 		total := 0
 		for _, b := range chain {
@@ -375,13 +390,16 @@ func newDeduper(t *Types, room int) (*deduper, error) {
 			shift = uint32(len(d.words))
 			d.words = append(d.words, b.words...)
 		}
-		if err := d.initTypes(b, uint32(id), shift); err != nil {
-			return nil, err
+		if uint32(id) >= d.lazyBase {
+			if err := d.initTypes(b, uint32(id), shift); err != nil {
+				return nil, err
+			}
 		}
 		d.ownShift = shift // the last round is t's own types
 		id += b.Len()
 	}
-	d.canon[0], d.hypot[0] = 0, unprocessedID // void is canonical
+	d.setCanon(0, 0) // void is canonical
+	d.setHypot(0, unprocessedID)
 	d.offs[n] = d.baseLen + uint32(len(d.words))
 	if d.baseSnapshot() == nil { // else prep decodes the base's tables
 		d.newTables()
@@ -447,7 +465,7 @@ func (d *deduper) initRange(b *Types, first, shift uint32, lo, hi int) error {
 		if k == KindVar || k == KindDatasec {
 			c = id // never deduplicated
 		}
-		d.offs[id], d.kinds[id], d.canon[id], d.hypot[id] = b.offs[j]+shift, k, c, unprocessedID
+		d.offs[id], d.kinds[id], d.canon[id], d.hypot[id] = b.offs[j]+shift, k, c^id, ^uint32(unprocessedID)
 	}
 	return nil
 }
@@ -469,11 +487,14 @@ func (d *deduper) extend(t *Types, checked uint32) error {
 		d.words = append(d.words, t.words[t.offs[have]:]...)
 	}
 	n := d.start + uint32(t.Len())
-	// initRange sets every new entry (offs[n] below).
-	d.offs = extendTo(d.offs, int(n)+1)
-	d.kinds = extendTo(d.kinds, int(n))
-	d.canon = extendTo(d.canon, int(n))
-	d.hypot = extendTo(d.hypot, int(n))
+	// initRange sets every new entry (offs[n] below). An array that grows
+	// gets room for as many own types again, so that batch after batch
+	// does not copy it (and the base's part) over and over.
+	room := int(n) + int(n-d.start)
+	d.offs = extendTo(d.offs, int(n)+1, room+1)
+	d.kinds = extendTo(d.kinds, int(n), room)
+	d.canon = extendTo(d.canon, int(n), room)
+	d.hypot = extendTo(d.hypot, int(n), room)
 	if err := d.initRange(t, d.start, d.ownShift, have, t.Len()); err != nil {
 		return err
 	}
@@ -490,19 +511,23 @@ func (d *deduper) extend(t *Types, checked uint32) error {
 	return nil
 }
 
-// extendTo returns s with length n, growing its array if needed; the new
-// elements are not cleared when the array has room.
-func extendTo[T any](s []T, n int) []T {
+// extendTo returns s with length n, growing its array to a capacity of at
+// least room if needed; the new elements are not cleared when the array
+// has room.
+func extendTo[T any](s []T, n, room int) []T {
 	if n <= cap(s) {
 		return s[:n]
 	}
-	return append(s[:cap(s)], make([]T, n-cap(s))...)[:n]
+	return append(s[:cap(s)], make([]T, max(n, room)-cap(s))...)[:n]
 }
 
 // typ returns the words of type id (3 zero words for void).
 func (d *deduper) typ(id uint32) []uint32 {
 	if id == 0 {
 		return d.void[:]
+	}
+	if id < d.lazyBase {
+		return d.baseTypes.typeAt(int(id - 1))
 	}
 	s, e := d.offs[id], d.offs[id+1]
 	if s < d.baseLen {
@@ -512,14 +537,31 @@ func (d *deduper) typ(id uint32) []uint32 {
 	return d.words[s:e:e]
 }
 
-func (d *deduper) kind(id uint32) Kind { return d.kinds[id] }
+func (d *deduper) kind(id uint32) Kind {
+	if id < d.lazyBase {
+		return infoKind(d.typ(id)[1])
+	}
+	return d.kinds[id]
+}
+
+// canonOf returns libbpf's d->map[id].
+func (d *deduper) canonOf(id uint32) uint32 { return d.canon[id] ^ id }
+
+// setCanon sets libbpf's d->map[id] to c.
+func (d *deduper) setCanon(id, c uint32) { d.canon[id] = c ^ id }
+
+// hypotOf returns libbpf's d->hypot_map[id].
+func (d *deduper) hypotOf(id uint32) uint32 { return ^d.hypot[id] }
+
+// setHypot sets libbpf's d->hypot_map[id] to v.
+func (d *deduper) setHypot(id, v uint32) { d.hypot[id] = ^v }
 
 // isMapped reports whether id has a canonical type (is_type_mapped).
-func (d *deduper) isMapped(id uint32) bool { return d.canon[id] <= maxMappedID }
+func (d *deduper) isMapped(id uint32) bool { return d.canonOf(id) <= maxMappedID }
 
 // resolve follows the canonical map to its end (resolve_type_id).
 func (d *deduper) resolve(id uint32) uint32 {
-	if c := d.canon[id]; c == id || c > maxMappedID {
+	if c := d.canonOf(id); c == id || c > maxMappedID {
 		return id
 	}
 	return d.resolveChain(id)
@@ -534,7 +576,7 @@ func (d *deduper) resolve(id uint32) uint32 {
 func (d *deduper) resolveChain(id uint32) uint32 {
 	end := id
 	for steps := uint32(0); ; steps++ {
-		c := d.canon[end]
+		c := d.canonOf(end)
 		if c > maxMappedID || c == end {
 			break
 		}
@@ -545,8 +587,8 @@ func (d *deduper) resolveChain(id uint32) uint32 {
 		end = c
 	}
 	for id != end {
-		next := d.canon[id]
-		d.canon[id] = end
+		next := d.canonOf(id)
+		d.setCanon(id, end)
 		id = next
 	}
 	return end
@@ -583,7 +625,7 @@ func (d *deduper) prep() error {
 		d.structTab = newCandTable(int(d.start) / 8)
 	}
 	for id := uint32(1); id < d.start; id++ {
-		d.canon[id] = id
+		d.setCanon(id, id)
 		w := d.typ(id)
 		var h uint64
 		switch infoKind(w[1]) {
@@ -618,23 +660,20 @@ func (d *deduper) prep() error {
 // first own id, and rewrites every type id they hold to its canonical type's
 // new id (btf_dedup_compact_types, btf_dedup_remap_types).
 func (d *deduper) compact() (*Types, error) {
-	// The new ids go to hypot, as in libbpf.
-	d.hypot[0] = 0
-	for id := uint32(1); id < d.start; id++ {
-		d.hypot[id] = id
-	}
+	// The new ids of own types go to hypot, as in libbpf; void and the
+	// base's keep theirs (remapID).
 	kept, nKept := 0, 0
 	for id := d.start; id < d.n; id++ {
-		d.hypot[id] = unprocessedID
-		if d.canon[id] == id {
-			d.hypot[id] = d.start + uint32(nKept)
+		d.setHypot(id, unprocessedID)
+		if d.canonOf(id) == id {
+			d.setHypot(id, d.start+uint32(nKept))
 			kept += int(d.offs[id+1] - d.offs[id])
 			nKept++
 		}
 	}
 	out := &Types{Strings: d.strs, Base: d.src.Base, words: make([]uint32, 0, kept), offs: make([]uint32, 0, nKept)}
 	for id := d.start; id < d.n; id++ {
-		if d.canon[id] != id {
+		if d.canonOf(id) != id {
 			continue
 		}
 		start := len(out.words)
@@ -664,7 +703,12 @@ func (d *deduper) compact() (*Types, error) {
 // remapID rewrites one type-id word of type id to the new id of its
 // canonical type.
 func (d *deduper) remapID(p *uint32, id uint32) error {
-	n := d.hypot[d.resolve(*p)]
+	r := d.resolve(*p)
+	if r < d.start { // void or the base's: the same id
+		*p = r
+		return nil
+	}
+	n := d.hypotOf(r)
 	if n > maxMappedID {
 		return fmt.Errorf("type %d refers to type %d, which has no canonical type", id, *p)
 	}

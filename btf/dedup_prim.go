@@ -46,7 +46,7 @@ func (d *deduper) primType(id uint32) {
 	default:
 		return
 	}
-	d.canon[id] = newID
+	d.setCanon(id, newID)
 	if newID == id {
 		d.addCand(h, id, w)
 	}
@@ -71,10 +71,10 @@ func (d *deduper) fullEnum(id uint32, w []uint32, h uint64) uint32 {
 			continue
 		}
 		if c := d.table.entry(f).id; compatEnum(w, d.typ(c)) {
-			if d.piped && d.canon[c] != c {
+			if d.piped && d.canonOf(c) != c {
 				d.beUnsure("an enum declaration taken over by a full enum is taken over again")
 			}
-			d.canon[c] = id // resolve the canonical declaration to this enum
+			d.setCanon(c, id) // resolve the canonical declaration to this enum
 		}
 	}
 	if eq < 0 {
@@ -116,7 +116,7 @@ func (d *deduper) resolveFwds() error {
 	// collected first and the structs counted for those names alone.
 	names := make(map[uint32]uint32) // name -> the canonical struct/union, 0 if several
 	for id := d.start; id < d.n; id++ {
-		if d.kinds[id] == KindFwd && d.canon[id] == id {
+		if d.kinds[id] == KindFwd && d.canonOf(id) == id {
 			names[d.typ(id)[0]] = unprocessedID
 		}
 	}
@@ -124,7 +124,7 @@ func (d *deduper) resolveFwds() error {
 		return nil
 	}
 	for id := uint32(1); id < d.n; id++ {
-		if k := d.kinds[id]; (k != KindStruct && k != KindUnion) || d.canon[id] != id {
+		if k := d.kind(id); (k != KindStruct && k != KindUnion) || d.canonOf(id) != id {
 			continue
 		}
 		name := d.typ(id)[0]
@@ -137,7 +137,7 @@ func (d *deduper) resolveFwds() error {
 		}
 	}
 	for id := d.start; id < d.n; id++ {
-		if d.kinds[id] != KindFwd || d.canon[id] != id {
+		if d.kinds[id] != KindFwd || d.canonOf(id) != id {
 			continue
 		}
 		w := d.typ(id)
@@ -149,7 +149,7 @@ func (d *deduper) resolveFwds() error {
 		if ck := d.kind(c); (ck == KindStruct && union) || (ck == KindUnion && !union) {
 			continue
 		}
-		d.canon[id] = c
+		d.setCanon(id, c)
 	}
 	return nil
 }

@@ -57,8 +57,8 @@ func (d *deduper) prepFromSnapshot(b []byte) bool {
 	if err != nil {
 		return false
 	}
-	for id := uint32(1); id < d.start; id++ {
-		d.canon[id] = id
+	for id := max(d.lazyBase, 1); id < d.start; id++ { // the lazy base's are already
+		d.setCanon(id, id)
 	}
 	d.table = overlay(&s.table)
 	if d.piped {
