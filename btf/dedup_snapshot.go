@@ -50,7 +50,7 @@ func (d *deduper) baseSnapshot() []byte {
 // tables lie over the snapshot's, which stay where they are. It reports
 // false, leaving d as it was, when the snapshot does not decode.
 func (d *deduper) prepFromSnapshot(b []byte) bool {
-	s, err := readSnapshot(b, d.start)
+	s, err := readSnapshot(b, d.start, d.src.Base.prepChecked)
 	if release := d.src.Base.releasePrep; release != nil {
 		release(b)
 	}
@@ -167,8 +167,10 @@ func (r *snapshotReader) fail(msg string) {
 }
 
 // readSnapshot decodes a snapshot of a base whose ids end before nextID.
-// Its tables alias b where b's alignment allows.
-func readSnapshot(b []byte, nextID uint32) (*dedupSnapshot, error) {
+// Its tables alias b where b's alignment allows. Their slots and entries
+// are checked unless checked says checkTables did (then they are not read
+// here: a mapped file's pages stay where they are).
+func readSnapshot(b []byte, nextID uint32, checked bool) (*dedupSnapshot, error) {
 	if unsafe.Sizeof(candSlot{}) != 16 || unsafe.Sizeof(candEntry{}) != 12 || !hostLittleEndian() {
 		return nil, errors.New("table layout is not the encoding's")
 	}
@@ -193,22 +195,18 @@ func readSnapshot(b []byte, nextID uint32) (*dedupSnapshot, error) {
 		if r.err != nil {
 			return nil, r.err
 		}
-		used := 0
-		for _, sl := range t.slots {
-			if sl.head < -1 || int(sl.head) >= nEntries || sl.id&^multiBit >= nextID {
-				return nil, errors.New("bad slot")
-			}
-			if sl.head >= 0 {
-				used++
-			}
+		if checked {
+			continue
 		}
-		if used != t.used { // and so at most 4/5 of the slots: probes end at a free one
-			return nil, fmt.Errorf("%d slots used, the header says %d", used, t.used)
+		c := tableCheck{nextID: nextID, nEntries: nEntries}
+		if err := c.slots(t.slots); err != nil {
+			return nil, err
 		}
-		for i, e := range t.entries {
-			if e.id >= nextID || e.next < -1 || int(e.next) >= i || e.parity > 1 {
-				return nil, errors.New("bad entry")
-			}
+		if err := c.entries(t.entries); err != nil {
+			return nil, err
+		}
+		if c.used != t.used { // and so at most 4/5 of the slots: probes end at a free one
+			return nil, fmt.Errorf("%d slots used, the header says %d", c.used, t.used)
 		}
 	}
 	for _, m := range []*map[uint64][]int32{&s.enumByContent, &s.enumDecls} {
@@ -232,4 +230,44 @@ func readSnapshot(b []byte, nextID uint32) (*dedupSnapshot, error) {
 		return nil, r.err
 	}
 	return s, nil
+}
+
+// tableCheck checks the slots and entries of a snapshot's table, in as
+// many pieces as the caller has them in: that indexes are in range, and
+// that each entry's chain goes to older entries (so it ends).
+type tableCheck struct {
+	nextID   uint32 // the base's ids end before it
+	nEntries int
+	used     int // slots in use so far
+	done     int // entries checked so far
+}
+
+func (c *tableCheck) slots(slots []candSlot) error {
+	for _, sl := range slots {
+		if sl.head < -1 || int(sl.head) >= c.nEntries || sl.id&^multiBit >= c.nextID {
+			return errors.New("bad slot")
+		}
+		if sl.head >= 0 {
+			c.used++
+		}
+	}
+	return nil
+}
+
+func (c *tableCheck) entries(entries []candEntry) error {
+	for _, e := range entries {
+		if err := c.entry(e.id, e.next, e.parity); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entry checks the next entry.
+func (c *tableCheck) entry(id uint32, next int32, parity uint8) error {
+	if id >= c.nextID || next < -1 || int(next) >= c.done || parity > 1 {
+		return errors.New("bad entry")
+	}
+	c.done++
+	return nil
 }

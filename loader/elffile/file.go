@@ -141,6 +141,10 @@ func MapFile(path string) ([]byte, error) {
 	return mapWhole(fh, path, 0)
 }
 
+// MapOpen is MapFile for a file the caller opened: the mapping is of
+// that file, whatever its path names by now. fh may be closed after.
+func MapOpen(fh *os.File) ([]byte, error) { return mapWhole(fh, fh.Name(), 0) }
+
 // mapWhole maps all of fh, a regular file of at least minSize bytes (an
 // ELF file's identification, for Open); an empty one gives nil.
 func mapWhole(fh *os.File, path string, minSize int64) ([]byte, error) {
