@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/internal/inputs"
 	"github.com/btfgate/btfgate/loader"
 	"github.com/btfgate/btfgate/loader/elffile"
 )
@@ -133,8 +134,10 @@ func fileName(r io.ReaderAt, n int64) (string, error) {
 	if _, err := r.ReadAt(head, 0); err != nil {
 		return "", fmt.Errorf("base BTF: %w", err)
 	}
-	if _, err := r.ReadAt(tail, n-int64(len(tail))); err != nil {
-		return "", fmt.Errorf("base BTF: %w", err)
+	if len(tail) > 0 {
+		if _, err := r.ReadAt(tail, n-int64(len(tail))); err != nil {
+			return "", fmt.Errorf("base BTF: %w", err)
+		}
 	}
 	return fmt.Sprintf("%08x-%d.btfbase", crc32.Checksum(buf, tab), n), nil
 }
@@ -146,7 +149,7 @@ const keyBytes = 64 << 10
 // cache holds it, reading the file by pieces; nil if it does not, or if
 // path is not raw BTF.
 func (c *BaseCache) loadRaw(path string) *btf.Types {
-	fh, err := os.Open(path)
+	fh, err := inputs.Open(path) // a regular file (a FIFO would block)
 	if err != nil {
 		return nil
 	}
@@ -178,7 +181,7 @@ func (c *BaseCache) mapped(name string, raw io.ReaderAt, n int64) *btf.Types {
 		t, _ := btf.LoadPreparedFrom(data, bytes.NewReader(data), raw, n)
 		return t
 	}
-	fh, err := os.Open(filepath.Join(c.dir, name))
+	fh, err := inputs.Open(filepath.Join(c.dir, name))
 	if err != nil {
 		return nil
 	}

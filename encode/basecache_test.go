@@ -77,16 +77,19 @@ func TestBaseCache(t *testing.T) {
 	wg.Wait()
 	shared.Close()
 
-	for _, damage := range []string{"truncated", "flipped"} {
+	for _, damage := range []string{"truncated", "flipped", "tables flipped"} {
 		f := cacheFile()
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if damage == "truncated" {
+		switch damage {
+		case "truncated":
 			data = data[:len(data)/2]
-		} else {
+		case "flipped":
 			data[len(data)-3] ^= 0x20 // a byte of the string index
+		default:
+			data[112+40+5] ^= 0x04 // a byte of the dedup table's first slot, after the header
 		}
 		if err := os.WriteFile(f, data, 0o600); err != nil {
 			t.Fatal(err)
