@@ -282,15 +282,19 @@ type deduper struct {
 	src   *Types
 	strs  *Strings
 	words []uint32 // the types' words: src's own (not copied) or a copy of base and own
-	offs  []uint32 // per id: start of the type in words; offs[n]: the end
+	offs  []uint32 // per id from lazyBase on: start of the type in words; the last: the end
 	start uint32   // first own id
 	n     uint32   // number of ids, void included
 	void  [headerWords]uint32
 
-	kinds []Kind // per id, the kind (a compact copy for the hot paths)
-	// canon is libbpf's d->map, each entry xor its id (canonOf), so that
-	// the zeros an array starts with map every id to itself.
-	canon []uint32
+	// kinds is, per id from lazyBase on, the kind (a compact copy for the
+	// hot paths).
+	kinds []Kind
+	// canon is libbpf's d->map for the ids from lazyBase on (canonOf);
+	// baseCanon holds the few entries of ids below it that are not the
+	// id itself.
+	canon     []uint32
+	baseCanon map[uint32]uint32
 	// hypot is libbpf's d->hypot_map, each entry inverted (hypotOf), so
 	// that the zeros an array starts with read as unprocessedID. The
 	// reference pass reuses it to hold the offset in refWords of each
@@ -324,11 +328,12 @@ type deduper struct {
 	baseWords []uint32
 	baseLen   uint32
 	// lazyBase: ids below it are the single base's, read in place, whose
-	// per-id state is what the zeroed arrays read as (canonical, no
-	// hypothetical mapping) and is never filled in: kind and typ read the
-	// base's own words and offsets. A module's dedup on the kernel's
-	// base so pays for the base ids it touches, not for all of them. 0
-	// when every id's state is filled in.
+	// per-id state is never filled in: offs, kinds and canon start at
+	// lazyBase (kind and typ read the base's own words and offsets, an id
+	// is canonical unless baseCanon says otherwise), and their part of
+	// hypot is what its zeroed array reads as (no hypothetical mapping).
+	// A module's dedup on the kernel's base so pays for the base ids it
+	// touches, not for all of them. 0 when every id's state is filled in.
 	lazyBase  uint32
 	baseTypes *Types
 
@@ -351,9 +356,6 @@ func newDeduper(t *Types, room int) (*deduper, error) {
 	d := &deduper{
 		src:   t,
 		strs:  t.Strings,
-		offs:  make([]uint32, n+1, max(n, room)+1),
-		kinds: make([]Kind, n, max(n, room)),
-		canon: make([]uint32, n, max(n, room)),
 		hypot: make([]uint32, n, max(n, room)),
 		start: uint32(t.FirstID()),
 		n:     uint32(n),
@@ -379,6 +381,10 @@ func newDeduper(t *Types, room int) (*deduper, error) {
 		}
 		d.words = make([]uint32, 0, total)
 	}
+	own, ownRoom := n-int(d.lazyBase), max(n, room)-int(d.lazyBase)
+	d.offs = make([]uint32, own+1, ownRoom+1)
+	d.kinds = make([]Kind, own, ownRoom)
+	d.canon = make([]uint32, own, ownRoom)
 	id := 1
 	for i := len(chain) - 1; i >= 0; i-- { // base first
 		b := chain[i]
@@ -400,7 +406,7 @@ func newDeduper(t *Types, room int) (*deduper, error) {
 	}
 	d.setCanon(0, 0) // void is canonical
 	d.setHypot(0, unprocessedID)
-	d.offs[n] = d.baseLen + uint32(len(d.words))
+	d.offs[uint32(n)-d.lazyBase] = d.baseLen + uint32(len(d.words))
 	if d.baseSnapshot() == nil { // else prep decodes the base's tables
 		d.newTables()
 	}
@@ -465,7 +471,8 @@ func (d *deduper) initRange(b *Types, first, shift uint32, lo, hi int) error {
 		if k == KindVar || k == KindDatasec {
 			c = id // never deduplicated
 		}
-		d.offs[id], d.kinds[id], d.canon[id], d.hypot[id] = b.offs[j]+shift, k, c^id, ^uint32(unprocessedID)
+		i := id - d.lazyBase
+		d.offs[i], d.kinds[i], d.canon[i], d.hypot[id] = b.offs[j]+shift, k, c, ^uint32(unprocessedID)
 	}
 	return nil
 }
@@ -491,23 +498,24 @@ func (d *deduper) extend(t *Types, checked uint32) error {
 	// gets room for as many own types again, so that batch after batch
 	// does not copy it (and the base's part) over and over.
 	room := int(n) + int(n-d.start)
-	d.offs = extendTo(d.offs, int(n)+1, room+1)
-	d.kinds = extendTo(d.kinds, int(n), room)
-	d.canon = extendTo(d.canon, int(n), room)
+	lo := int(d.lazyBase)
+	d.offs = extendTo(d.offs, int(n)+1-lo, room+1-lo)
+	d.kinds = extendTo(d.kinds, int(n)-lo, room-lo)
+	d.canon = extendTo(d.canon, int(n)-lo, room-lo)
 	d.hypot = extendTo(d.hypot, int(n), room)
 	if err := d.initRange(t, d.start, d.ownShift, have, t.Len()); err != nil {
 		return err
 	}
 	if checked != 0 {
 		for id := max(d.n, checked); id < n; id++ {
-			switch k := d.kinds[id]; k {
+			switch k := d.kind(id); k {
 			case KindInt, KindFloat, KindFwd, KindEnum, KindEnum64, KindStruct, KindUnion, KindTypedef:
 				return fmt.Errorf("type %d (%v) was added after the struct pass", id, k)
 			}
 		}
 	}
 	d.n = n
-	d.offs[n] = d.baseLen + uint32(len(d.words))
+	d.offs[n-d.lazyBase] = d.baseLen + uint32(len(d.words))
 	return nil
 }
 
@@ -529,7 +537,7 @@ func (d *deduper) typ(id uint32) []uint32 {
 	if id < d.lazyBase {
 		return d.baseTypes.typeAt(int(id - 1))
 	}
-	s, e := d.offs[id], d.offs[id+1]
+	s, e := d.offs[id-d.lazyBase], d.offs[id+1-d.lazyBase]
 	if s < d.baseLen {
 		return d.baseWords[s:e:e]
 	}
@@ -541,14 +549,36 @@ func (d *deduper) kind(id uint32) Kind {
 	if id < d.lazyBase {
 		return infoKind(d.typ(id)[1])
 	}
-	return d.kinds[id]
+	return d.kinds[id-d.lazyBase]
 }
 
 // canonOf returns libbpf's d->map[id].
-func (d *deduper) canonOf(id uint32) uint32 { return d.canon[id] ^ id }
+func (d *deduper) canonOf(id uint32) uint32 {
+	if id < d.lazyBase {
+		if len(d.baseCanon) != 0 {
+			if c, ok := d.baseCanon[id]; ok {
+				return c
+			}
+		}
+		return id
+	}
+	return d.canon[id-d.lazyBase]
+}
 
 // setCanon sets libbpf's d->map[id] to c.
-func (d *deduper) setCanon(id, c uint32) { d.canon[id] = c ^ id }
+func (d *deduper) setCanon(id, c uint32) {
+	switch {
+	case id >= d.lazyBase:
+		d.canon[id-d.lazyBase] = c
+	case c != id:
+		if d.baseCanon == nil {
+			d.baseCanon = make(map[uint32]uint32)
+		}
+		d.baseCanon[id] = c
+	default:
+		delete(d.baseCanon, id)
+	}
+}
 
 // hypotOf returns libbpf's d->hypot_map[id].
 func (d *deduper) hypotOf(id uint32) uint32 { return ^d.hypot[id] }
@@ -667,7 +697,7 @@ func (d *deduper) compact() (*Types, error) {
 		d.setHypot(id, unprocessedID)
 		if d.canonOf(id) == id {
 			d.setHypot(id, d.start+uint32(nKept))
-			kept += int(d.offs[id+1] - d.offs[id])
+			kept += len(d.typ(id))
 			nKept++
 		}
 	}

@@ -116,7 +116,7 @@ func (d *deduper) resolveFwds() error {
 	// collected first and the structs counted for those names alone.
 	names := make(map[uint32]uint32) // name -> the canonical struct/union, 0 if several
 	for id := d.start; id < d.n; id++ {
-		if d.kinds[id] == KindFwd && d.canonOf(id) == id {
+		if d.kind(id) == KindFwd && d.canonOf(id) == id {
 			names[d.typ(id)[0]] = unprocessedID
 		}
 	}
@@ -137,7 +137,7 @@ func (d *deduper) resolveFwds() error {
 		}
 	}
 	for id := d.start; id < d.n; id++ {
-		if d.kinds[id] != KindFwd || d.canonOf(id) != id {
+		if d.kind(id) != KindFwd || d.canonOf(id) != id {
 			continue
 		}
 		w := d.typ(id)
