@@ -243,31 +243,28 @@ type tableCheck struct {
 }
 
 func (c *tableCheck) slots(slots []candSlot) error {
-	for _, sl := range slots {
-		if sl.head < -1 || int(sl.head) >= c.nEntries || sl.id&^multiBit >= c.nextID {
+	nEntries, nextID, used := int32(min(c.nEntries, maxMappedID)), c.nextID, 0
+	for i := range slots {
+		sl := &slots[i]
+		if sl.head < -1 || sl.head >= nEntries || sl.id&^multiBit >= nextID {
 			return errors.New("bad slot")
 		}
 		if sl.head >= 0 {
-			c.used++
+			used++
 		}
 	}
+	c.used += used
 	return nil
 }
 
 func (c *tableCheck) entries(entries []candEntry) error {
-	for _, e := range entries {
-		if err := c.entry(e.id, e.next, e.parity); err != nil {
-			return err
+	nextID, done := c.nextID, int32(min(c.done, maxMappedID))
+	for i := range entries {
+		e := &entries[i]
+		if e.id >= nextID || e.next < -1 || e.next >= done+int32(i) || e.parity > 1 {
+			return errors.New("bad entry")
 		}
 	}
-	return nil
-}
-
-// entry checks the next entry.
-func (c *tableCheck) entry(id uint32, next int32, parity uint8) error {
-	if id >= c.nextID || next < -1 || int(next) >= c.done || parity > 1 {
-		return errors.New("bad entry")
-	}
-	c.done++
+	c.done += len(entries)
 	return nil
 }
