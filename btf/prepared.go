@@ -280,7 +280,10 @@ func LoadPreparedFrom(data []byte, file, raw io.ReaderAt, rawLen int64) (*Types,
 	if uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 != 0 {
 		return nil, badPrepared("not 8-byte aligned")
 	}
-	s := &pieceReader{r: file, buf: make([]byte, pieceSize), tab: crc32.MakeTable(crc32.Castagnoli)}
+	// One allocation for the file's pieces and the base's (compare): a
+	// fresh heap page costs a fault.
+	bufs := make([]byte, 2*pieceSize)
+	s := &pieceReader{r: file, buf: bufs[:pieceSize:pieceSize], other: bufs[pieceSize:], tab: crc32.MakeTable(crc32.Castagnoli)}
 	hdr := s.next(preparedHeader)
 	if s.err != nil {
 		return nil, badPrepared("header: %v", s.err)
@@ -321,18 +324,19 @@ func LoadPreparedFrom(data []byte, file, raw io.ReaderAt, rawLen int64) (*Types,
 
 // pieceSize is how much of a prepared base LoadPreparedFrom reads at a
 // time.
-const pieceSize = 128 << 10
+const pieceSize = 64 << 10
 
 // pieceReader reads a file in pieces of at most pieceSize bytes, in
 // order, summing them (CRC-32C) as they are read.
 type pieceReader struct {
-	r   io.ReaderAt
-	buf []byte
-	at  uint64 // file offset of buf[0]
-	n   int    // bytes of buf handed out
-	crc uint32
-	tab *crc32.Table
-	err error
+	r     io.ReaderAt
+	buf   []byte
+	other []byte // for compare's pieces of the base
+	at    uint64 // file offset of buf[0]
+	n     int    // bytes of buf handed out
+	crc   uint32
+	tab   *crc32.Table
+	err   error
 }
 
 // next returns the next n bytes of the file, n at most pieceSize; they
@@ -417,7 +421,7 @@ func (p *pieceReader) checkTables(l *preparedLayout) error {
 // compare checks that the raw BTF stored at l.rawAt is raw's; it is not
 // in the sum.
 func (p *pieceReader) compare(l *preparedLayout, raw io.ReaderAt) error {
-	other := make([]byte, pieceSize)
+	other := p.other
 	p.skipTo(l.rawAt)
 	for off := uint64(0); off < l.rawLen; {
 		n := int(min(pieceSize, l.rawLen-off))

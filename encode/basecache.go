@@ -126,20 +126,27 @@ func (c *BaseCache) load(path string) (t *btf.Types, how baseLoaded, err error) 
 // cover every byte, and a hit reads the base once.
 func fileName(r io.ReaderAt, n int64) (string, error) {
 	tab := crc32.MakeTable(crc32.Castagnoli)
-	buf := make([]byte, min(n, 2*keyBytes))
-	head, tail := buf, buf[:0] // all of a small base
-	if n > 2*keyBytes {
-		head, tail = buf[:keyBytes], buf[keyBytes:]
-	}
-	if _, err := r.ReadAt(head, 0); err != nil {
-		return "", fmt.Errorf("base BTF: %w", err)
-	}
-	if len(tail) > 0 {
-		if _, err := r.ReadAt(tail, n-int64(len(tail))); err != nil {
-			return "", fmt.Errorf("base BTF: %w", err)
+	var buf [8 << 10]byte // small: a fresh heap page costs a fault
+	sum := uint32(0)
+	add := func(from, to int64) error {
+		for off := from; off < to; {
+			b := buf[:min(int64(len(buf)), to-off)]
+			if _, err := r.ReadAt(b, off); err != nil {
+				return fmt.Errorf("base BTF: %w", err)
+			}
+			sum = crc32.Update(sum, tab, b)
+			off += int64(len(b))
 		}
+		return nil
 	}
-	return fmt.Sprintf("%08x-%d.btfbase", crc32.Checksum(buf, tab), n), nil
+	err := add(0, min(n, keyBytes))
+	if err == nil && n > keyBytes {
+		err = add(max(keyBytes, n-keyBytes), n) // all of a small base
+	}
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%08x-%d.btfbase", sum, n), nil
 }
 
 // keyBytes is how many bytes at each end of a base fileName sums.
