@@ -310,8 +310,7 @@ type deduper struct {
 	table *candTable
 	// Indexes of the table's enums, for fullEnum: entries of enums with
 	// values by content hash, and of enum declarations by table key.
-	enumByContent map[uint64][]int32
-	enumDecls     map[uint64][]int32
+	enumByContent, enumDecls *enumIndex
 
 	// refWords holds the words of each canonical reference type with its
 	// references resolved (libbpf rewrites them in place; src stays intact).
@@ -418,8 +417,7 @@ func newDeduper(t *Types, room int) (*deduper, error) {
 // canonical; the table grows if need be), and the enum indexes.
 func (d *deduper) newTables() {
 	d.table = newCandTable(int(d.start) + d.src.Len()/64)
-	d.enumByContent = make(map[uint64][]int32)
-	d.enumDecls = make(map[uint64][]int32)
+	d.enumByContent, d.enumDecls = &enumIndex{}, &enumIndex{}
 }
 
 // initTypes checks the types of b (own types of t or of one of its bases),

@@ -61,20 +61,26 @@ func (d *deduper) primType(id uint32) {
 // declarations from a per-name list; candTable.before gives libbpf's order.
 func (d *deduper) fullEnum(id uint32, w []uint32, h uint64) uint32 {
 	eq := int32(-1)
-	for _, e := range d.enumByContent[contentHash(w)] {
-		if equalWords(w, d.typ(d.table.entry(e).id)) && (eq < 0 || d.table.before(e, eq)) {
-			eq = e
+	base, own := d.enumByContent.get(contentHash(w))
+	for _, es := range [2][]int32{base, own} {
+		for _, e := range es {
+			if equalWords(w, d.typ(d.table.entry(e).id)) && (eq < 0 || d.table.before(e, eq)) {
+				eq = e
+			}
 		}
 	}
-	for _, f := range d.enumDecls[h] {
-		if eq >= 0 && !d.table.before(f, eq) {
-			continue
-		}
-		if c := d.table.entry(f).id; compatEnum(w, d.typ(c)) {
-			if d.piped && d.canonOf(c) != c {
-				d.beUnsure("an enum declaration taken over by a full enum is taken over again")
+	base, own = d.enumDecls.get(h)
+	for _, fs := range [2][]int32{base, own} {
+		for _, f := range fs {
+			if eq >= 0 && !d.table.before(f, eq) {
+				continue
 			}
-			d.setCanon(c, id) // resolve the canonical declaration to this enum
+			if c := d.table.entry(f).id; compatEnum(w, d.typ(c)) {
+				if d.piped && d.canonOf(c) != c {
+					d.beUnsure("an enum declaration taken over by a full enum is taken over again")
+				}
+				d.setCanon(c, id) // resolve the canonical declaration to this enum
+			}
 		}
 	}
 	if eq < 0 {
@@ -89,10 +95,9 @@ func (d *deduper) addCand(h uint64, id uint32, w []uint32) {
 	e := d.addEntry(h, id)
 	if isAnyEnum(w) {
 		if isEnumFwd(w) {
-			d.enumDecls[h] = append(d.enumDecls[h], e)
+			d.enumDecls.add(h, e)
 		} else {
-			c := contentHash(w)
-			d.enumByContent[c] = append(d.enumByContent[c], e)
+			d.enumByContent.add(contentHash(w), e)
 		}
 	}
 }

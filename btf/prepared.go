@@ -40,7 +40,7 @@ import (
 // bytes past it.
 const (
 	preparedMagic   = "BTFGPRE\x01"
-	preparedVersion = 3
+	preparedVersion = 4
 	preparedHeader  = 112
 	preparedSumAt   = 104
 )
