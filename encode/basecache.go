@@ -193,6 +193,9 @@ func (c *BaseCache) mapped(name string, raw io.ReaderAt, n int64) *btf.Types {
 		return nil
 	}
 	defer fh.Close()
+	// If the file is not in the page cache, the checks' reads put it
+	// there in small folios, so that the encode maps what it reads.
+	elffile.ReadRandomly(fh)
 	data, err := elffile.MapOpen(fh)
 	if err != nil || data == nil {
 		return nil
