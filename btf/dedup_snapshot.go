@@ -172,16 +172,6 @@ func (r *snapshotReader) u64() uint64 {
 	return v
 }
 
-func (r *snapshotReader) u32() uint32 {
-	if r.err != nil || len(r.b) < 4 {
-		r.fail("truncated")
-		return 0
-	}
-	v := binary.LittleEndian.Uint32(r.b)
-	r.b = r.b[4:]
-	return v
-}
-
 // viewAs returns the next n items of type T, in place if the bytes are
 // aligned for T, else copied.
 func viewAs[T any](r *snapshotReader, n int) []T {
