@@ -282,16 +282,24 @@ type deduper struct {
 	src   *Types
 	strs  *Strings
 	words []uint32 // the types' words: src's own (not copied) or a copy of base and own
-	offs  []uint32 // per id: start of the type in words; offs[n]: the end
+	offs  []uint32 // per id from lazyBase on: start of the type in words; the last: the end
 	start uint32   // first own id
 	n     uint32   // number of ids, void included
 	void  [headerWords]uint32
 
-	kinds []Kind   // per id, the kind (a compact copy for the hot paths)
-	canon []uint32 // libbpf's d->map
-	// hypot is libbpf's d->hypot_map. The reference pass reuses it to hold
-	// the offset in refWords of each canonical reference type, and
-	// compaction (as libbpf does) to hold the new ids.
+	// kinds is, per id from lazyBase on, the kind (a compact copy for the
+	// hot paths).
+	kinds []Kind
+	// canon is libbpf's d->map for the ids from lazyBase on (canonOf);
+	// baseCanon holds the few entries of ids below it that are not the
+	// id itself.
+	canon     []uint32
+	baseCanon map[uint32]uint32
+	// hypot is libbpf's d->hypot_map, each entry inverted (hypotOf), so
+	// that the zeros an array starts with read as unprocessedID. The
+	// reference pass reuses it to hold the offset in refWords of each
+	// canonical reference type, and compaction (as libbpf does) to hold
+	// the new ids of own types.
 	hypot []uint32
 
 	hypotList []uint32
@@ -302,8 +310,7 @@ type deduper struct {
 	table *candTable
 	// Indexes of the table's enums, for fullEnum: entries of enums with
 	// values by content hash, and of enum declarations by table key.
-	enumByContent map[uint64][]int32
-	enumDecls     map[uint64][]int32
+	enumByContent, enumDecls *enumIndex
 
 	// refWords holds the words of each canonical reference type with its
 	// references resolved (libbpf rewrites them in place; src stays intact).
@@ -319,6 +326,15 @@ type deduper struct {
 	aliased   bool
 	baseWords []uint32
 	baseLen   uint32
+	// lazyBase: ids below it are the single base's, read in place, whose
+	// per-id state is never filled in: offs, kinds and canon start at
+	// lazyBase (kind and typ read the base's own words and offsets, an id
+	// is canonical unless baseCanon says otherwise), and their part of
+	// hypot is what its zeroed array reads as (no hypothetical mapping).
+	// A module's dedup on the kernel's base so pays for the base ids it
+	// touches, not for all of them. 0 when every id's state is filled in.
+	lazyBase  uint32
+	baseTypes *Types
 
 	err error // first internal error (e.g. a cycle in the canonical map)
 
@@ -339,9 +355,6 @@ func newDeduper(t *Types, room int) (*deduper, error) {
 	d := &deduper{
 		src:   t,
 		strs:  t.Strings,
-		offs:  make([]uint32, n+1, max(n, room)+1),
-		kinds: make([]Kind, n, max(n, room)),
-		canon: make([]uint32, n, max(n, room)),
 		hypot: make([]uint32, n, max(n, room)),
 		start: uint32(t.FirstID()),
 		n:     uint32(n),
@@ -357,6 +370,9 @@ func newDeduper(t *Types, room int) (*deduper, error) {
 		d.aliased = true
 		d.baseWords = chain[1].words
 		d.baseLen = uint32(len(chain[1].words))
+		if b := chain[1]; b.valid == b.Len() { // else its references are checked below
+			d.lazyBase, d.baseTypes = d.start, b
+		}
 	default:
 		total := 0
 		for _, b := range chain {
@@ -364,6 +380,10 @@ func newDeduper(t *Types, room int) (*deduper, error) {
 		}
 		d.words = make([]uint32, 0, total)
 	}
+	own, ownRoom := n-int(d.lazyBase), max(n, room)-int(d.lazyBase)
+	d.offs = make([]uint32, own+1, ownRoom+1)
+	d.kinds = make([]Kind, own, ownRoom)
+	d.canon = make([]uint32, own, ownRoom)
 	id := 1
 	for i := len(chain) - 1; i >= 0; i-- { // base first
 		b := chain[i]
@@ -375,14 +395,17 @@ func newDeduper(t *Types, room int) (*deduper, error) {
 			shift = uint32(len(d.words))
 			d.words = append(d.words, b.words...)
 		}
-		if err := d.initTypes(b, uint32(id), shift); err != nil {
-			return nil, err
+		if uint32(id) >= d.lazyBase {
+			if err := d.initTypes(b, uint32(id), shift); err != nil {
+				return nil, err
+			}
 		}
 		d.ownShift = shift // the last round is t's own types
 		id += b.Len()
 	}
-	d.canon[0], d.hypot[0] = 0, unprocessedID // void is canonical
-	d.offs[n] = d.baseLen + uint32(len(d.words))
+	d.setCanon(0, 0) // void is canonical
+	d.setHypot(0, unprocessedID)
+	d.offs[uint32(n)-d.lazyBase] = d.baseLen + uint32(len(d.words))
 	if d.baseSnapshot() == nil { // else prep decodes the base's tables
 		d.newTables()
 	}
@@ -394,8 +417,7 @@ func newDeduper(t *Types, room int) (*deduper, error) {
 // canonical; the table grows if need be), and the enum indexes.
 func (d *deduper) newTables() {
 	d.table = newCandTable(int(d.start) + d.src.Len()/64)
-	d.enumByContent = make(map[uint64][]int32)
-	d.enumDecls = make(map[uint64][]int32)
+	d.enumByContent, d.enumDecls = &enumIndex{}, &enumIndex{}
 }
 
 // initTypes checks the types of b (own types of t or of one of its bases),
@@ -447,7 +469,8 @@ func (d *deduper) initRange(b *Types, first, shift uint32, lo, hi int) error {
 		if k == KindVar || k == KindDatasec {
 			c = id // never deduplicated
 		}
-		d.offs[id], d.kinds[id], d.canon[id], d.hypot[id] = b.offs[j]+shift, k, c, unprocessedID
+		i := id - d.lazyBase
+		d.offs[i], d.kinds[i], d.canon[i], d.hypot[id] = b.offs[j]+shift, k, c, ^uint32(unprocessedID)
 	}
 	return nil
 }
@@ -469,34 +492,39 @@ func (d *deduper) extend(t *Types, checked uint32) error {
 		d.words = append(d.words, t.words[t.offs[have]:]...)
 	}
 	n := d.start + uint32(t.Len())
-	// initRange sets every new entry (offs[n] below).
-	d.offs = extendTo(d.offs, int(n)+1)
-	d.kinds = extendTo(d.kinds, int(n))
-	d.canon = extendTo(d.canon, int(n))
-	d.hypot = extendTo(d.hypot, int(n))
+	// initRange sets every new entry (offs[n] below). An array that grows
+	// gets room for as many own types again, so that batch after batch
+	// does not copy it (and the base's part) over and over.
+	room := int(n) + int(n-d.start)
+	lo := int(d.lazyBase)
+	d.offs = extendTo(d.offs, int(n)+1-lo, room+1-lo)
+	d.kinds = extendTo(d.kinds, int(n)-lo, room-lo)
+	d.canon = extendTo(d.canon, int(n)-lo, room-lo)
+	d.hypot = extendTo(d.hypot, int(n), room)
 	if err := d.initRange(t, d.start, d.ownShift, have, t.Len()); err != nil {
 		return err
 	}
 	if checked != 0 {
 		for id := max(d.n, checked); id < n; id++ {
-			switch k := d.kinds[id]; k {
+			switch k := d.kind(id); k {
 			case KindInt, KindFloat, KindFwd, KindEnum, KindEnum64, KindStruct, KindUnion, KindTypedef:
 				return fmt.Errorf("type %d (%v) was added after the struct pass", id, k)
 			}
 		}
 	}
 	d.n = n
-	d.offs[n] = d.baseLen + uint32(len(d.words))
+	d.offs[n-d.lazyBase] = d.baseLen + uint32(len(d.words))
 	return nil
 }
 
-// extendTo returns s with length n, growing its array if needed; the new
-// elements are not cleared when the array has room.
-func extendTo[T any](s []T, n int) []T {
+// extendTo returns s with length n, growing its array to a capacity of at
+// least room if needed; the new elements are not cleared when the array
+// has room.
+func extendTo[T any](s []T, n, room int) []T {
 	if n <= cap(s) {
 		return s[:n]
 	}
-	return append(s[:cap(s)], make([]T, n-cap(s))...)[:n]
+	return append(s[:cap(s)], make([]T, max(n, room)-cap(s))...)[:n]
 }
 
 // typ returns the words of type id (3 zero words for void).
@@ -504,7 +532,10 @@ func (d *deduper) typ(id uint32) []uint32 {
 	if id == 0 {
 		return d.void[:]
 	}
-	s, e := d.offs[id], d.offs[id+1]
+	if id < d.lazyBase {
+		return d.baseTypes.typeAt(int(id - 1))
+	}
+	s, e := d.offs[id-d.lazyBase], d.offs[id+1-d.lazyBase]
 	if s < d.baseLen {
 		return d.baseWords[s:e:e]
 	}
@@ -512,14 +543,53 @@ func (d *deduper) typ(id uint32) []uint32 {
 	return d.words[s:e:e]
 }
 
-func (d *deduper) kind(id uint32) Kind { return d.kinds[id] }
+func (d *deduper) kind(id uint32) Kind {
+	if id < d.lazyBase {
+		return infoKind(d.typ(id)[1])
+	}
+	return d.kinds[id-d.lazyBase]
+}
+
+// canonOf returns libbpf's d->map[id].
+func (d *deduper) canonOf(id uint32) uint32 {
+	if id < d.lazyBase {
+		if len(d.baseCanon) != 0 {
+			if c, ok := d.baseCanon[id]; ok {
+				return c
+			}
+		}
+		return id
+	}
+	return d.canon[id-d.lazyBase]
+}
+
+// setCanon sets libbpf's d->map[id] to c.
+func (d *deduper) setCanon(id, c uint32) {
+	switch {
+	case id >= d.lazyBase:
+		d.canon[id-d.lazyBase] = c
+	case c != id:
+		if d.baseCanon == nil {
+			d.baseCanon = make(map[uint32]uint32)
+		}
+		d.baseCanon[id] = c
+	default:
+		delete(d.baseCanon, id)
+	}
+}
+
+// hypotOf returns libbpf's d->hypot_map[id].
+func (d *deduper) hypotOf(id uint32) uint32 { return ^d.hypot[id] }
+
+// setHypot sets libbpf's d->hypot_map[id] to v.
+func (d *deduper) setHypot(id, v uint32) { d.hypot[id] = ^v }
 
 // isMapped reports whether id has a canonical type (is_type_mapped).
-func (d *deduper) isMapped(id uint32) bool { return d.canon[id] <= maxMappedID }
+func (d *deduper) isMapped(id uint32) bool { return d.canonOf(id) <= maxMappedID }
 
 // resolve follows the canonical map to its end (resolve_type_id).
 func (d *deduper) resolve(id uint32) uint32 {
-	if c := d.canon[id]; c == id || c > maxMappedID {
+	if c := d.canonOf(id); c == id || c > maxMappedID {
 		return id
 	}
 	return d.resolveChain(id)
@@ -534,7 +604,7 @@ func (d *deduper) resolve(id uint32) uint32 {
 func (d *deduper) resolveChain(id uint32) uint32 {
 	end := id
 	for steps := uint32(0); ; steps++ {
-		c := d.canon[end]
+		c := d.canonOf(end)
 		if c > maxMappedID || c == end {
 			break
 		}
@@ -545,8 +615,8 @@ func (d *deduper) resolveChain(id uint32) uint32 {
 		end = c
 	}
 	for id != end {
-		next := d.canon[id]
-		d.canon[id] = end
+		next := d.canonOf(id)
+		d.setCanon(id, end)
 		id = next
 	}
 	return end
@@ -583,7 +653,7 @@ func (d *deduper) prep() error {
 		d.structTab = newCandTable(int(d.start) / 8)
 	}
 	for id := uint32(1); id < d.start; id++ {
-		d.canon[id] = id
+		d.setCanon(id, id)
 		w := d.typ(id)
 		var h uint64
 		switch infoKind(w[1]) {
@@ -618,23 +688,20 @@ func (d *deduper) prep() error {
 // first own id, and rewrites every type id they hold to its canonical type's
 // new id (btf_dedup_compact_types, btf_dedup_remap_types).
 func (d *deduper) compact() (*Types, error) {
-	// The new ids go to hypot, as in libbpf.
-	d.hypot[0] = 0
-	for id := uint32(1); id < d.start; id++ {
-		d.hypot[id] = id
-	}
+	// The new ids of own types go to hypot, as in libbpf; void and the
+	// base's keep theirs (remapID).
 	kept, nKept := 0, 0
 	for id := d.start; id < d.n; id++ {
-		d.hypot[id] = unprocessedID
-		if d.canon[id] == id {
-			d.hypot[id] = d.start + uint32(nKept)
-			kept += int(d.offs[id+1] - d.offs[id])
+		d.setHypot(id, unprocessedID)
+		if d.canonOf(id) == id {
+			d.setHypot(id, d.start+uint32(nKept))
+			kept += len(d.typ(id))
 			nKept++
 		}
 	}
 	out := &Types{Strings: d.strs, Base: d.src.Base, words: make([]uint32, 0, kept), offs: make([]uint32, 0, nKept)}
 	for id := d.start; id < d.n; id++ {
-		if d.canon[id] != id {
+		if d.canonOf(id) != id {
 			continue
 		}
 		start := len(out.words)
@@ -664,7 +731,12 @@ func (d *deduper) compact() (*Types, error) {
 // remapID rewrites one type-id word of type id to the new id of its
 // canonical type.
 func (d *deduper) remapID(p *uint32, id uint32) error {
-	n := d.hypot[d.resolve(*p)]
+	r := d.resolve(*p)
+	if r < d.start { // void or the base's: the same id
+		*p = r
+		return nil
+	}
+	n := d.hypotOf(r)
 	if n > maxMappedID {
 		return fmt.Errorf("type %d refers to type %d, which has no canonical type", id, *p)
 	}

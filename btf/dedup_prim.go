@@ -46,7 +46,7 @@ func (d *deduper) primType(id uint32) {
 	default:
 		return
 	}
-	d.canon[id] = newID
+	d.setCanon(id, newID)
 	if newID == id {
 		d.addCand(h, id, w)
 	}
@@ -61,20 +61,26 @@ func (d *deduper) primType(id uint32) {
 // declarations from a per-name list; candTable.before gives libbpf's order.
 func (d *deduper) fullEnum(id uint32, w []uint32, h uint64) uint32 {
 	eq := int32(-1)
-	for _, e := range d.enumByContent[contentHash(w)] {
-		if equalWords(w, d.typ(d.table.entry(e).id)) && (eq < 0 || d.table.before(e, eq)) {
-			eq = e
+	base, own := d.enumByContent.get(contentHash(w))
+	for _, es := range [2][]int32{base, own} {
+		for _, e := range es {
+			if equalWords(w, d.typ(d.table.entry(e).id)) && (eq < 0 || d.table.before(e, eq)) {
+				eq = e
+			}
 		}
 	}
-	for _, f := range d.enumDecls[h] {
-		if eq >= 0 && !d.table.before(f, eq) {
-			continue
-		}
-		if c := d.table.entry(f).id; compatEnum(w, d.typ(c)) {
-			if d.piped && d.canon[c] != c {
-				d.beUnsure("an enum declaration taken over by a full enum is taken over again")
+	base, own = d.enumDecls.get(h)
+	for _, fs := range [2][]int32{base, own} {
+		for _, f := range fs {
+			if eq >= 0 && !d.table.before(f, eq) {
+				continue
 			}
-			d.canon[c] = id // resolve the canonical declaration to this enum
+			if c := d.table.entry(f).id; compatEnum(w, d.typ(c)) {
+				if d.piped && d.canonOf(c) != c {
+					d.beUnsure("an enum declaration taken over by a full enum is taken over again")
+				}
+				d.setCanon(c, id) // resolve the canonical declaration to this enum
+			}
 		}
 	}
 	if eq < 0 {
@@ -89,10 +95,9 @@ func (d *deduper) addCand(h uint64, id uint32, w []uint32) {
 	e := d.addEntry(h, id)
 	if isAnyEnum(w) {
 		if isEnumFwd(w) {
-			d.enumDecls[h] = append(d.enumDecls[h], e)
+			d.enumDecls.add(h, e)
 		} else {
-			c := contentHash(w)
-			d.enumByContent[c] = append(d.enumByContent[c], e)
+			d.enumByContent.add(contentHash(w), e)
 		}
 	}
 }
@@ -116,7 +121,7 @@ func (d *deduper) resolveFwds() error {
 	// collected first and the structs counted for those names alone.
 	names := make(map[uint32]uint32) // name -> the canonical struct/union, 0 if several
 	for id := d.start; id < d.n; id++ {
-		if d.kinds[id] == KindFwd && d.canon[id] == id {
+		if d.kind(id) == KindFwd && d.canonOf(id) == id {
 			names[d.typ(id)[0]] = unprocessedID
 		}
 	}
@@ -124,7 +129,7 @@ func (d *deduper) resolveFwds() error {
 		return nil
 	}
 	for id := uint32(1); id < d.n; id++ {
-		if k := d.kinds[id]; (k != KindStruct && k != KindUnion) || d.canon[id] != id {
+		if k := d.kind(id); (k != KindStruct && k != KindUnion) || d.canonOf(id) != id {
 			continue
 		}
 		name := d.typ(id)[0]
@@ -137,7 +142,7 @@ func (d *deduper) resolveFwds() error {
 		}
 	}
 	for id := d.start; id < d.n; id++ {
-		if d.kinds[id] != KindFwd || d.canon[id] != id {
+		if d.kind(id) != KindFwd || d.canonOf(id) != id {
 			continue
 		}
 		w := d.typ(id)
@@ -149,7 +154,7 @@ func (d *deduper) resolveFwds() error {
 		if ck := d.kind(c); (ck == KindStruct && union) || (ck == KindUnion && !union) {
 			continue
 		}
-		d.canon[id] = c
+		d.setCanon(id, c)
 	}
 	return nil
 }

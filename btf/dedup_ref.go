@@ -25,7 +25,7 @@ func (d *deduper) refTypes(lo, hi uint32) error {
 
 // refType is btf_dedup_ref_type: it returns the canonical id of id.
 func (d *deduper) refType(id uint32, depth int) (uint32, error) {
-	switch c := d.canon[id]; {
+	switch c := d.canonOf(id); {
 	case c == inProgressID:
 		return 0, fmt.Errorf("type %d: reference loop", id)
 	case c <= maxMappedID:
@@ -34,7 +34,7 @@ func (d *deduper) refType(id uint32, depth int) (uint32, error) {
 	if depth > maxDepth {
 		return 0, fmt.Errorf("type %d: reference chain longer than %d", id, maxDepth)
 	}
-	d.canon[id] = inProgressID
+	d.setCanon(id, inProgressID)
 	w := d.typ(id)
 	k := infoKind(w[1])
 	// Resolve the references, in libbpf's order (it matters: it decides
@@ -93,9 +93,9 @@ func (d *deduper) refType(id uint32, depth int) (uint32, error) {
 			break
 		}
 	}
-	d.canon[id] = newID
+	d.setCanon(id, newID)
 	if newID == id {
-		d.hypot[id] = uint32(len(d.refWords))
+		d.setHypot(id, uint32(len(d.refWords)))
 		d.refWords = append(d.refWords, rw...)
 		d.table.add(h, id)
 	}
@@ -105,7 +105,7 @@ func (d *deduper) refType(id uint32, depth int) (uint32, error) {
 // refTyp returns the words of candidate c as libbpf sees them during this
 // pass: with resolved references for own reference types.
 func (d *deduper) refTyp(c uint32) []uint32 {
-	if r := d.hypot[c]; r != unprocessedID {
+	if r := d.hypotOf(c); r != unprocessedID {
 		w := d.typ(c)
 		return d.refWords[r : int(r)+len(w)]
 	}

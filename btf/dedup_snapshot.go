@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"unsafe"
 )
@@ -17,9 +16,47 @@ import (
 // tables' libbpf emulation (capacity, grows, insertion order) is part of
 // the state; their slot count is not, and does not change a result.
 type dedupSnapshot struct {
-	table, structTab candTable
-	enumByContent    map[uint64][]int32
-	enumDecls        map[uint64][]int32
+	table, structTab         candTable
+	enumByContent, enumDecls enumIndex
+}
+
+// enumIndex is an index of enum entries of the candidate table by a hash
+// (see fullEnum): the base's, read in place from a snapshot (keys sorted,
+// each key's entries from starts[i] to starts[i+1]), then those added
+// since (own).
+type enumIndex struct {
+	keys    []uint64
+	starts  []uint32
+	entries []int32
+	own     map[uint64][]int32
+}
+
+// get returns the entries of key h: the base's, then the own ones.
+func (x *enumIndex) get(h uint64) (base, own []int32) {
+	if i, ok := slices.BinarySearch(x.keys, h); ok {
+		base = x.entries[x.starts[i]:x.starts[i+1]]
+	}
+	return base, x.own[h]
+}
+
+// add adds entry e under key h.
+func (x *enumIndex) add(h uint64, e int32) {
+	if x.own == nil {
+		x.own = make(map[uint64][]int32)
+	}
+	x.own[h] = append(x.own[h], e)
+}
+
+// sortedKeys returns every key, in order.
+func (x *enumIndex) sortedKeys() []uint64 {
+	keys := slices.Clone(x.keys)
+	for k := range x.own {
+		if _, ok := slices.BinarySearch(x.keys, k); !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // prepareDedup returns the snapshot of prep on base.
@@ -33,7 +70,7 @@ func prepareDedup(base *Types) (*dedupSnapshot, error) {
 		return nil, err
 	}
 	return &dedupSnapshot{table: d.table.packed(), structTab: d.structTab.packed(),
-		enumByContent: d.enumByContent, enumDecls: d.enumDecls}, nil
+		enumByContent: *d.enumByContent, enumDecls: *d.enumDecls}, nil
 }
 
 // baseSnapshot returns the encoded snapshot (appendSnapshot) d's single
@@ -50,28 +87,31 @@ func (d *deduper) baseSnapshot() []byte {
 // tables lie over the snapshot's, which stay where they are. It reports
 // false, leaving d as it was, when the snapshot does not decode.
 func (d *deduper) prepFromSnapshot(b []byte) bool {
-	s, err := readSnapshot(b, d.start)
+	s, err := readSnapshot(b, d.start, d.src.Base.prepChecked)
 	if release := d.src.Base.releasePrep; release != nil {
 		release(b)
 	}
 	if err != nil {
 		return false
 	}
-	for id := uint32(1); id < d.start; id++ {
-		d.canon[id] = id
+	for id := max(d.lazyBase, 1); id < d.start; id++ { // the lazy base's are already
+		d.setCanon(id, id)
 	}
 	d.table = overlay(&s.table)
 	if d.piped {
 		d.structTab = overlay(&s.structTab)
 	}
-	d.enumByContent, d.enumDecls = s.enumByContent, s.enumDecls
+	d.enumByContent, d.enumDecls = &s.enumByContent, &s.enumDecls
 	return true
 }
 
-// appendSnapshot encodes s (little endian): each table as its slot count,
-// used slots, libbpf capacity, grows, entry count, slots (key, head, id)
-// and entries (id, next, parity); then each enum index as its key count
-// and, in key order, key, count and entries.
+// appendSnapshot encodes s (little endian) after b, whose length is a
+// multiple of 8: each table as its slot count, used slots, libbpf
+// capacity, grows, entry count, slots (key, head, id) and entries (id,
+// next, parity); then each enum index, from an offset that is a multiple
+// of 8 (zeros before it), as its key count, entry count, keys in order
+// (8 bytes each), the start of each key's entries and their end (4 bytes
+// each), and the entries (4 bytes each).
 func appendSnapshot(b []byte, s *dedupSnapshot) []byte {
 	le := binary.LittleEndian
 	for _, t := range []*candTable{&s.table, &s.structTab} {
@@ -89,14 +129,27 @@ func appendSnapshot(b []byte, s *dedupSnapshot) []byte {
 			b = le.AppendUint32(b, uint32(e.parity))
 		}
 	}
-	for _, m := range []map[uint64][]int32{s.enumByContent, s.enumDecls} {
-		b = le.AppendUint64(b, uint64(len(m)))
-		for _, k := range slices.Sorted(maps.Keys(m)) {
+	for _, x := range []*enumIndex{&s.enumByContent, &s.enumDecls} {
+		b = append(b, make([]byte, alignUp(len(b), 8)-len(b))...)
+		keys := x.sortedKeys()
+		var starts []uint32
+		var entries []int32
+		for _, k := range keys {
+			starts = append(starts, uint32(len(entries)))
+			base, own := x.get(k)
+			entries = append(append(entries, base...), own...)
+		}
+		starts = append(starts, uint32(len(entries)))
+		b = le.AppendUint64(b, uint64(len(keys)))
+		b = le.AppendUint64(b, uint64(len(entries)))
+		for _, k := range keys {
 			b = le.AppendUint64(b, k)
-			b = le.AppendUint64(b, uint64(len(m[k])))
-			for _, e := range m[k] {
-				b = le.AppendUint32(b, uint32(e))
-			}
+		}
+		for _, v := range starts {
+			b = le.AppendUint32(b, v)
+		}
+		for _, e := range entries {
+			b = le.AppendUint32(b, uint32(e))
 		}
 	}
 	return b
@@ -116,16 +169,6 @@ func (r *snapshotReader) u64() uint64 {
 	}
 	v := binary.LittleEndian.Uint64(r.b)
 	r.b = r.b[8:]
-	return v
-}
-
-func (r *snapshotReader) u32() uint32 {
-	if r.err != nil || len(r.b) < 4 {
-		r.fail("truncated")
-		return 0
-	}
-	v := binary.LittleEndian.Uint32(r.b)
-	r.b = r.b[4:]
 	return v
 }
 
@@ -167,13 +210,16 @@ func (r *snapshotReader) fail(msg string) {
 }
 
 // readSnapshot decodes a snapshot of a base whose ids end before nextID.
-// Its tables alias b where b's alignment allows.
-func readSnapshot(b []byte, nextID uint32) (*dedupSnapshot, error) {
+// Its tables alias b where b's alignment allows. Their slots and entries
+// are checked unless checked says checkTables did (then they are not read
+// here: a mapped file's pages stay where they are).
+func readSnapshot(b []byte, nextID uint32, checked bool) (*dedupSnapshot, error) {
 	if unsafe.Sizeof(candSlot{}) != 16 || unsafe.Sizeof(candEntry{}) != 12 || !hostLittleEndian() {
 		return nil, errors.New("table layout is not the encoding's")
 	}
 	r := &snapshotReader{b: b}
 	s := &dedupSnapshot{}
+	at := func() int { return len(b) - len(r.b) }
 	for _, t := range []*candTable{&s.table, &s.structTab} {
 		nSlots := r.count(16)
 		t.used, t.libbpfCap, t.grows = int(r.u64()), int(r.u64()), int(r.u64())
@@ -193,36 +239,55 @@ func readSnapshot(b []byte, nextID uint32) (*dedupSnapshot, error) {
 		if r.err != nil {
 			return nil, r.err
 		}
-		used := 0
-		for _, sl := range t.slots {
-			if sl.head < -1 || int(sl.head) >= nEntries || sl.id&^multiBit >= nextID {
-				return nil, errors.New("bad slot")
-			}
-			if sl.head >= 0 {
-				used++
-			}
+		if checked {
+			continue
 		}
-		if used != t.used { // and so at most 4/5 of the slots: probes end at a free one
-			return nil, fmt.Errorf("%d slots used, the header says %d", used, t.used)
+		c := tableCheck{nextID: nextID, nEntries: nEntries}
+		if err := c.slots(t.slots); err != nil {
+			return nil, err
 		}
-		for i, e := range t.entries {
-			if e.id >= nextID || e.next < -1 || int(e.next) >= i || e.parity > 1 {
-				return nil, errors.New("bad entry")
-			}
+		if err := c.entries(t.entries); err != nil {
+			return nil, err
+		}
+		if c.used != t.used { // and so at most 4/5 of the slots: probes end at a free one
+			return nil, fmt.Errorf("%d slots used, the header says %d", c.used, t.used)
 		}
 	}
-	for _, m := range []*map[uint64][]int32{&s.enumByContent, &s.enumDecls} {
-		n := r.count(16)
-		*m = make(map[uint64][]int32, n)
-		for range n {
-			k := r.u64()
-			es := make([]int32, r.count(4))
-			for i := range es {
-				if es[i] = int32(r.u32()); es[i] < 0 || int(es[i]) >= len(s.table.entries) {
-					r.fail("bad enum entry")
-				}
+	// The enum indexes are small (the kernel's: 37 KB), and checked by
+	// every dedup that reads them.
+	for _, x := range []*enumIndex{&s.enumByContent, &s.enumDecls} {
+		if pad := alignUp(at(), 8) - at(); r.err == nil && pad > 0 {
+			if len(r.b) < pad || !allZero(r.b[:pad]) {
+				r.fail("bad padding")
+				break
 			}
-			(*m)[k] = es
+			r.b = r.b[pad:]
+		}
+		n := r.count(12) // a key and its start at least
+		m := r.count(4)
+		x.keys = viewAs[uint64](r, n)
+		x.starts = viewAs[uint32](r, n+1)
+		x.entries = viewAs[int32](r, m)
+		if r.err != nil {
+			break
+		}
+		for i, k := range x.keys {
+			if i > 0 && k <= x.keys[i-1] {
+				r.fail("enum keys out of order")
+			}
+		}
+		if x.starts[0] != 0 || int(x.starts[n]) != m {
+			r.fail("bad enum starts")
+		}
+		for i := range n {
+			if x.starts[i] > x.starts[i+1] {
+				r.fail("bad enum starts")
+			}
+		}
+		for _, e := range x.entries {
+			if e < 0 || int(e) >= len(s.table.entries) {
+				r.fail("bad enum entry")
+			}
 		}
 	}
 	if r.err == nil && len(r.b) != 0 {
@@ -232,4 +297,50 @@ func readSnapshot(b []byte, nextID uint32) (*dedupSnapshot, error) {
 		return nil, r.err
 	}
 	return s, nil
+}
+
+// tableCheck checks the slots and entries of a snapshot's table, in as
+// many pieces as the caller has them in: that indexes are in range, and
+// that each entry's chain goes to older entries (so it ends).
+type tableCheck struct {
+	nextID   uint32 // the base's ids end before it
+	nEntries int
+	used     int // slots in use so far
+	done     int // entries checked so far
+}
+
+func (c *tableCheck) slots(slots []candSlot) error {
+	nEntries, nextID, used := int32(min(c.nEntries, maxMappedID)), c.nextID, 0
+	for i := range slots {
+		sl := &slots[i]
+		if sl.head < -1 || sl.head >= nEntries || sl.id&^multiBit >= nextID {
+			return errors.New("bad slot")
+		}
+		if sl.head >= 0 {
+			used++
+		}
+	}
+	c.used += used
+	return nil
+}
+
+func (c *tableCheck) entries(entries []candEntry) error {
+	nextID, done := c.nextID, int32(min(c.done, maxMappedID))
+	for i := range entries {
+		e := &entries[i]
+		if e.id >= nextID || e.next < -1 || e.next >= done+int32(i) || e.parity > 1 {
+			return errors.New("bad entry")
+		}
+	}
+	c.done += len(entries)
+	return nil
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -53,7 +53,7 @@ func (d *deduper) structType(id uint32) error {
 			break
 		}
 	}
-	d.canon[id] = newID
+	d.setCanon(id, newID)
 	if newID == id {
 		d.addEntry(h, id)
 	}
@@ -103,7 +103,7 @@ func (d *deduper) structCandAnyOrder(id uint32, k Kind, w []uint32, h uint64) (u
 		found, pick, adjust = true, c, d.adjustCanon
 		saved = d.scratchPairs[:0]
 		for _, from := range d.hypotList {
-			saved = append(saved, from, d.hypot[from])
+			saved = append(saved, from, d.hypotOf(from))
 		}
 		d.scratchPairs = saved
 	}
@@ -126,7 +126,7 @@ func (d *deduper) structCandAnyOrder(id uint32, k Kind, w []uint32, h uint64) (u
 // clearHypot resets the hypothetical map (btf_dedup_clear_hypot_map).
 func (d *deduper) clearHypot() {
 	for _, id := range d.hypotList {
-		d.hypot[id] = unprocessedID
+		d.setHypot(id, unprocessedID)
 	}
 	d.hypotList = d.hypotList[:0]
 	d.adjustCanon = false
@@ -134,7 +134,7 @@ func (d *deduper) clearHypot() {
 
 func (d *deduper) hypotAdd(from, to uint32) {
 	d.hypotList = append(d.hypotList, from)
-	d.hypot[from] = to
+	d.setHypot(from, to)
 }
 
 // isEquiv reports whether the type graph at candidate type cand is equivalent
@@ -178,7 +178,7 @@ func (d *deduper) equivUnresolved(cand, canon uint32, depth int) int8 {
 	}
 	canon = d.resolveFwd(canon)
 
-	if hyp := d.hypot[canon]; hyp <= maxMappedID {
+	if hyp := d.hypotOf(canon); hyp <= maxMappedID {
 		if hyp == cand {
 			return equivYes // a cycle, consistent so far
 		}
@@ -357,22 +357,22 @@ func (d *deduper) identical(id1, id2 uint32, depth int) bool {
 // structs/unions to canonical ones (btf_dedup_merge_hypot_map).
 func (d *deduper) mergeHypot() {
 	for _, canonID := range d.hypotList {
-		targ := d.hypot[canonID]
+		targ := d.hypotOf(canonID)
 		t := d.resolve(targ)
 		c := d.resolve(canonID)
 		tk, ck := d.kind(t), d.kind(c)
 		// A canonical FWD (possibly the base's) points to the struct.
 		if tk != KindFwd && ck == KindFwd {
-			d.canon[c] = t
+			d.setCanon(c, t)
 		}
 		if d.adjustCanon {
 			continue
 		}
 		if tk == KindFwd && ck != KindFwd {
-			d.canon[t] = c
+			d.setCanon(t, c)
 		}
 		if (tk == KindStruct || tk == KindUnion) && ck != KindFwd && d.isMapped(c) && !d.isMapped(t) {
-			d.canon[t] = c
+			d.setCanon(t, c)
 		}
 	}
 }

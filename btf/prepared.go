@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"unsafe"
 )
 
@@ -39,7 +40,7 @@ import (
 // bytes past it.
 const (
 	preparedMagic   = "BTFGPRE\x01"
-	preparedVersion = 3
+	preparedVersion = 4
 	preparedHeader  = 112
 	preparedSumAt   = 104
 )
@@ -148,72 +149,316 @@ func alignUp(n, a int) int { return (n + a - 1) &^ (a - 1) }
 // again when needed (they would otherwise stay resident from the load on,
 // through the part of a module's encode that holds the most).
 func LoadPrepared(data, raw []byte, release func([]byte)) (*Types, error) {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("btf: prepared base: "+format, args...)
-	}
 	if !CanPrepare(raw) {
-		return nil, bad("not little-endian BTF on a little-endian host")
+		return nil, badPrepared("not little-endian BTF on a little-endian host")
 	}
-	if len(data) < preparedHeader || string(data[:8]) != preparedMagic {
-		return nil, bad("no header")
+	if len(data) < preparedHeader {
+		return nil, badPrepared("no header")
 	}
 	if uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 != 0 {
-		return nil, bad("not 8-byte aligned")
+		return nil, badPrepared("not 8-byte aligned")
+	}
+	l, err := preparedLayoutOf(data[:preparedHeader], uint64(len(data)), uint64(len(raw)))
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(data[l.rawAt:l.rawAt+l.rawLen], raw) {
+		return nil, badPrepared("prepared from other BTF")
+	}
+	if preparedSum(data, int(l.snapLen), int(l.offsAt)) != l.sum {
+		return nil, badPrepared("checksum mismatch")
+	}
+	offs := unsafe.Slice((*uint32)(unsafe.Pointer(&data[l.offsAt])), l.nTypes)
+	if err := l.checkOffsets(offs, 0); err != nil {
+		return nil, err
+	}
+	// The dedup tables are decoded, and checked, by each dedup on the base
+	// (a damaged snapshot makes it prepare the base itself).
+	t := l.types(data)
+	t.releasePrep = release
+	if release != nil {
+		release(t.dedupPrep)
+	}
+	return t, nil
+}
+
+func badPrepared(format string, args ...any) error {
+	return fmt.Errorf("btf: prepared base: "+format, args...)
+}
+
+// preparedLayout is what a prepared base's header says, checked against
+// the file's and the raw BTF's sizes.
+type preparedLayout struct {
+	flags, rawLen, typeStart, typeWords, strStart, strLen uint64
+	nTypes, nSlots, indexN, rawAt, snapLen, offsAt        uint64
+	slotsAt, size                                         uint64
+	sum                                                   uint32
+}
+
+// preparedLayoutOf reads and checks the header hdr of a prepared base of
+// size bytes, for raw BTF of rawLen bytes.
+func preparedLayoutOf(hdr []byte, size, rawLen uint64) (*preparedLayout, error) {
+	if len(hdr) < preparedHeader || string(hdr[:8]) != preparedMagic {
+		return nil, badPrepared("no header")
 	}
 	le := binary.LittleEndian
 	var f [12]uint64
 	for i := range f {
-		f[i] = le.Uint64(data[8+8*i:])
+		f[i] = le.Uint64(hdr[8+8*i:])
 	}
-	version, flags, rawLen, typeStart, typeWords, strStart, strLen, nTypes, nSlots, indexN, rawAt, snapLen :=
-		f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11]
-	if version != preparedVersion {
-		return nil, bad("format version %d, want %d", version, preparedVersion)
+	l := &preparedLayout{flags: f[1], rawLen: f[2], typeStart: f[3], typeWords: f[4], strStart: f[5], strLen: f[6],
+		nTypes: f[7], nSlots: f[8], indexN: f[9], rawAt: f[10], snapLen: f[11], size: size,
+		sum: le.Uint32(hdr[preparedSumAt:])}
+	if f[0] != preparedVersion {
+		return nil, badPrepared("format version %d, want %d", f[0], preparedVersion)
 	}
-	size := uint64(len(data))
-	if snapLen > size || rawAt < preparedHeader+snapLen || rawAt%8 != 0 || rawAt > size {
-		return nil, bad("raw BTF at %d after a snapshot of %d bytes, in %d", rawAt, snapLen, size)
+	if l.snapLen > size || l.rawAt < preparedHeader+l.snapLen || l.rawAt%8 != 0 || l.rawAt > size {
+		return nil, badPrepared("raw BTF at %d after a snapshot of %d bytes, in %d", l.rawAt, l.snapLen, size)
 	}
-	if rawLen != uint64(len(raw)) || size-rawAt < rawLen || !bytes.Equal(data[rawAt:rawAt+rawLen], raw) {
-		return nil, bad("prepared from other BTF")
+	if l.rawLen != rawLen || size-l.rawAt < l.rawLen {
+		return nil, badPrepared("prepared from other BTF")
 	}
-	offsAt := uint64(alignUp(int(rawAt+rawLen), 8))
-	if nTypes == 0 || nTypes > rawLen || nSlots < 2 || nSlots > size || nSlots&(nSlots-1) != 0 || nSlots < 2*indexN {
-		return nil, bad("bad counts")
+	l.offsAt = uint64(alignUp(int(l.rawAt+l.rawLen), 8))
+	if l.nTypes == 0 || l.nTypes > l.rawLen || l.nSlots < 2 || l.nSlots > size || l.nSlots&(l.nSlots-1) != 0 || l.nSlots < 2*l.indexN {
+		return nil, badPrepared("bad counts")
 	}
-	slotsAt := uint64(alignUp(int(offsAt+4*nTypes), 8))
-	if size < slotsAt+8*nSlots {
-		return nil, bad("%d bytes, want at least %d", size, slotsAt+8*nSlots)
+	l.slotsAt = uint64(alignUp(int(l.offsAt+4*l.nTypes), 8))
+	if size < l.slotsAt+8*l.nSlots {
+		return nil, badPrepared("%d bytes, want at least %d", size, l.slotsAt+8*l.nSlots)
 	}
-	if preparedSum(data, int(snapLen), int(offsAt)) != le.Uint32(data[preparedSumAt:]) {
-		return nil, bad("checksum mismatch")
+	if l.typeStart%4 != 0 || l.typeWords == 0 || l.typeStart+4*l.typeWords > l.rawLen || l.strStart+l.strLen > l.rawLen || l.strLen == 0 {
+		return nil, badPrepared("sections outside the BTF")
 	}
-	if typeStart%4 != 0 || typeWords == 0 || typeStart+4*typeWords > rawLen || strStart+strLen > rawLen || strLen == 0 {
-		return nil, bad("sections outside the BTF")
-	}
-	stored := data[rawAt : rawAt+rawLen]
-	t := &Types{
-		words: unsafe.Slice((*uint32)(unsafe.Pointer(&stored[typeStart])), typeWords),
-		offs:  unsafe.Slice((*uint32)(unsafe.Pointer(&data[offsAt])), nTypes),
-		valid: int(nTypes),
-	}
-	for i, o := range t.offs {
-		if uint64(o) >= typeWords || i > 0 && o <= t.offs[i-1] {
-			return nil, bad("type %d at word %d", i+1, o)
+	return l, nil
+}
+
+// checkOffsets checks offs, the type offsets from the first'th on: each
+// inside the type words and after the one before.
+func (l *preparedLayout) checkOffsets(offs []uint32, first int) error {
+	for i, o := range offs {
+		if uint64(o) >= l.typeWords || i > 0 && o <= offs[i-1] {
+			return badPrepared("type %d at word %d", first+i+1, o)
 		}
 	}
-	// The dedup tables are decoded, and checked, by each dedup on the base
-	// (a damaged snapshot makes it prepare the base itself).
-	t.dedupPrep, t.releasePrep = data[preparedHeader:preparedHeader+snapLen], release
-	if release != nil {
-		release(t.dedupPrep)
+	return nil
+}
+
+// types returns the types of the prepared base data, whose layout is l,
+// checked.
+func (l *preparedLayout) types(data []byte) *Types {
+	stored := data[l.rawAt : l.rawAt+l.rawLen]
+	t := &Types{
+		words: unsafe.Slice((*uint32)(unsafe.Pointer(&stored[l.typeStart])), l.typeWords),
+		offs:  unsafe.Slice((*uint32)(unsafe.Pointer(&data[l.offsAt])), l.nTypes),
+		valid: int(l.nTypes),
 	}
+	t.dedupPrep = data[preparedHeader : preparedHeader+l.snapLen]
 	t.Strings = &Strings{
-		data:    stored[strStart : strStart+strLen : strStart+strLen],
+		data:    stored[l.strStart : l.strStart+l.strLen : l.strStart+l.strLen],
 		indexed: true,
-		deduped: flags&1 != 0,
-		index: strIndex{stable: true, n: int(indexN),
-			slots: unsafe.Slice((*uint64)(unsafe.Pointer(&data[slotsAt])), nSlots)},
+		deduped: l.flags&1 != 0,
+		index: strIndex{stable: true, n: int(l.indexN),
+			slots: unsafe.Slice((*uint64)(unsafe.Pointer(&data[l.slotsAt])), l.nSlots)},
 	}
+	return t
+}
+
+// LoadPreparedFrom is LoadPrepared for a prepared base in a file, with the
+// same checks: data is the file mapped, file reads the same bytes, and raw
+// reads the rawLen bytes of the base BTF. The checks read through file and
+// raw in pieces instead of reading data, so that they leave none of its
+// pages mapped: an encode then has resident only the parts of the base it
+// reads (a small module's, few). They cover the dedup tables too, which a
+// dedup on the types then decodes without going over them.
+func LoadPreparedFrom(data []byte, file, raw io.ReaderAt, rawLen int64) (*Types, error) {
+	if !hostLittleEndian() || unsafe.Sizeof(candSlot{}) != 16 || unsafe.Sizeof(candEntry{}) != 12 {
+		return nil, badPrepared("not a little-endian host")
+	}
+	if len(data) < preparedHeader {
+		return nil, badPrepared("no header")
+	}
+	if uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 != 0 {
+		return nil, badPrepared("not 8-byte aligned")
+	}
+	// One allocation for the file's pieces and the base's (compare): a
+	// fresh heap page costs a fault.
+	bufs := make([]byte, 2*pieceSize)
+	s := &pieceReader{r: file, buf: bufs[:pieceSize:pieceSize], other: bufs[pieceSize:], tab: crc32.MakeTable(crc32.Castagnoli)}
+	hdr := s.next(preparedHeader)
+	if s.err != nil {
+		return nil, badPrepared("header: %v", s.err)
+	}
+	hdr = bytes.Clone(hdr)
+	l, err := preparedLayoutOf(hdr, uint64(len(data)), uint64(rawLen))
+	if err != nil {
+		return nil, err
+	}
+	var magic [2]byte
+	if _, err := raw.ReadAt(magic[:], 0); err != nil || !CanPrepare(magic[:]) {
+		return nil, badPrepared("not little-endian BTF")
+	}
+	s.crc = crc32.Checksum(hdr[:preparedSumAt], s.tab)
+	s.at, s.n = preparedHeader, 0 // the sum skips its own bytes
+	if err := s.checkTables(l); err != nil {
+		return nil, err
+	}
+	if err := s.compare(l, raw); err != nil {
+		return nil, err
+	}
+	if err := s.checkOffsets(l); err != nil {
+		return nil, err
+	}
+	for s.at+uint64(s.n) < l.size { // the index and the padding before it
+		s.next(int(min(pieceSize, l.size-s.at-uint64(s.n))))
+	}
+	if s.err != nil {
+		return nil, badPrepared("reading: %v", s.err)
+	}
+	if s.crc != l.sum {
+		return nil, badPrepared("checksum mismatch")
+	}
+	t := l.types(data)
+	t.prepChecked = true
 	return t, nil
+}
+
+// pieceSize is how much of a prepared base LoadPreparedFrom reads at a
+// time.
+const pieceSize = 64 << 10
+
+// pieceReader reads a file in pieces of at most pieceSize bytes, in
+// order, summing them (CRC-32C) as they are read.
+type pieceReader struct {
+	r     io.ReaderAt
+	buf   []byte
+	other []byte // for compare's pieces of the base
+	at    uint64 // file offset of buf[0]
+	n     int    // bytes of buf handed out
+	crc   uint32
+	tab   *crc32.Table
+	err   error
+}
+
+// next returns the next n bytes of the file, n at most pieceSize; they
+// are valid until the next call. It returns nil once reading failed.
+func (p *pieceReader) next(n int) []byte {
+	if p.err != nil {
+		return nil
+	}
+	p.at += uint64(p.n)
+	p.n = n
+	b := p.buf[:n]
+	if _, err := p.r.ReadAt(b, int64(p.at)); err != nil {
+		p.err = err
+		return nil
+	}
+	p.crc = crc32.Update(p.crc, p.tab, b)
+	return b
+}
+
+// skipTo moves to file offset off, past what it reads without summing.
+func (p *pieceReader) skipTo(off uint64) {
+	p.at, p.n = off, 0
+}
+
+// checkTables reads the dedup snapshot and checks its tables as readSnapshot
+// does; the enum indexes after them are checked by readSnapshot.
+func (p *pieceReader) checkTables(l *preparedLayout) error {
+	end := preparedHeader + l.snapLen
+	left := func() uint64 { return end - p.at - uint64(p.n) }
+	nextID := uint32(min(l.nTypes+1, maxMappedID))
+	for range 2 {
+		if left() < 40 {
+			return badPrepared("dedup tables truncated")
+		}
+		h := p.next(40)
+		if h == nil {
+			break
+		}
+		le := binary.LittleEndian
+		nSlots, used, nEntries := le.Uint64(h), le.Uint64(h[8:]), le.Uint64(h[32:])
+		if nSlots > left()/16 || nEntries > (left()-16*nSlots)/12 {
+			return badPrepared("dedup tables truncated")
+		}
+		c := tableCheck{nextID: nextID, nEntries: int(nEntries)}
+		for k := nSlots; k > 0 && p.err == nil; {
+			m := min(k, pieceSize/16)
+			b := p.next(int(16 * m))
+			if b == nil {
+				break
+			}
+			if err := c.slots(unsafe.Slice((*candSlot)(unsafe.Pointer(&b[0])), m)); err != nil {
+				return badPrepared("dedup tables: %v", err)
+			}
+			k -= m
+		}
+		for k := nEntries; k > 0 && p.err == nil; {
+			m := min(k, pieceSize/12)
+			b := p.next(int(12 * m))
+			if b == nil {
+				break
+			}
+			// The encoding is the entries' memory image (see readSnapshot);
+			// the piece starts 8-byte aligned.
+			if err := c.entries(unsafe.Slice((*candEntry)(unsafe.Pointer(&b[0])), m)); err != nil {
+				return badPrepared("dedup tables: %v", err)
+			}
+			k -= m
+		}
+		if uint64(c.used) != used {
+			return badPrepared("dedup tables: %d slots used, the header says %d", c.used, used)
+		}
+	}
+	for p.err == nil && left() > 0 {
+		p.next(int(min(pieceSize, left())))
+	}
+	if p.err != nil {
+		return badPrepared("reading: %v", p.err)
+	}
+	return nil
+}
+
+// compare checks that the raw BTF stored at l.rawAt is raw's; it is not
+// in the sum.
+func (p *pieceReader) compare(l *preparedLayout, raw io.ReaderAt) error {
+	other := p.other
+	p.skipTo(l.rawAt)
+	for off := uint64(0); off < l.rawLen; {
+		n := int(min(pieceSize, l.rawLen-off))
+		p.at += uint64(p.n)
+		p.n = n
+		if _, err := p.r.ReadAt(p.buf[:n], int64(p.at)); err != nil {
+			return badPrepared("reading: %v", err)
+		}
+		if _, err := raw.ReadAt(other[:n], int64(off)); err != nil {
+			return badPrepared("reading the base: %v", err)
+		}
+		if !bytes.Equal(p.buf[:n], other[:n]) {
+			return badPrepared("prepared from other BTF")
+		}
+		off += uint64(n)
+	}
+	p.skipTo(l.offsAt)
+	return nil
+}
+
+// checkOffsets reads and checks the type offsets.
+func (p *pieceReader) checkOffsets(l *preparedLayout) error {
+	last := int64(-1)
+	for i := uint64(0); i < l.nTypes; {
+		m := min(l.nTypes-i, pieceSize/4)
+		b := p.next(int(4 * m))
+		if b == nil {
+			return badPrepared("reading: %v", p.err)
+		}
+		for j := range m {
+			o := binary.LittleEndian.Uint32(b[4*j:])
+			if uint64(o) >= l.typeWords || int64(o) <= last {
+				return badPrepared("type %d at word %d", i+j+1, o)
+			}
+			last = int64(o)
+		}
+		i += m
+	}
+	return nil
 }

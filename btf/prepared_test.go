@@ -200,7 +200,7 @@ func smallSnapshot(tb testing.TB) ([]byte, uint32) {
 // or tables whose indexes are in range, never a panic.
 func TestSnapshotDecodeRejects(t *testing.T) {
 	enc, next := smallSnapshot(t)
-	got, err := readSnapshot(enc, next)
+	got, err := readSnapshot(enc, next, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,14 +208,14 @@ func TestSnapshotDecodeRejects(t *testing.T) {
 		t.Error("decoded snapshot encodes differently")
 	}
 	for n := range len(enc) {
-		if _, err := readSnapshot(enc[:n], next); err == nil {
+		if _, err := readSnapshot(enc[:n], next, false); err == nil {
 			t.Fatalf("truncated to %d of %d bytes: decoded", n, len(enc))
 		}
 	}
 	for at := range enc {
 		bad := bytes.Clone(enc)
 		bad[at] ^= 0xff
-		s, err := readSnapshot(bad, next)
+		s, err := readSnapshot(bad, next, false)
 		if err != nil {
 			continue
 		}
@@ -270,7 +270,7 @@ func FuzzReadSnapshot(f *testing.F) {
 	enc, next := smallSnapshot(f)
 	f.Add(enc)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := readSnapshot(b, next)
+		s, err := readSnapshot(b, next, false)
 		if err != nil {
 			return
 		}
@@ -284,4 +284,82 @@ func FuzzReadSnapshot(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPreparedFromRejects: LoadPreparedFrom, which checks a prepared base
+// by reading it in pieces, loads what LoadPrepared loads, with the dedup
+// tables marked checked and a dedup on it giving the same bytes, and
+// refuses what LoadPrepared refuses: other BTF, a truncated file, a
+// changed byte of the snapshot, offsets or index, a misaligned mapping.
+func TestPreparedFromRejects(t *testing.T) {
+	raw := smallBase(t)
+	_, data := prepare(t, raw)
+	load := func(data, raw []byte) (*Types, error) {
+		return LoadPreparedFrom(data, bytes.NewReader(data), bytes.NewReader(raw), int64(len(raw)))
+	}
+	got, err := load(data, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := LoadPrepared(data, raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.prepChecked || want.prepChecked {
+		t.Errorf("prepChecked %v and %v, want true for LoadPreparedFrom only", got.prepChecked, want.prepChecked)
+	}
+	dedupOn := func(base *Types) []byte {
+		t.Helper()
+		split := NewSplitTypes(base)
+		str := split.Strings.Add
+		split.AddRef(KindPtr, 0, 1)
+		split.AddStruct(false, str("pair"), 16, []Member{{Name: str("a"), Type: 1}, {Name: str("next"), Type: split.FirstID(), BitOffset: 64}})
+		out, err := Dedup(split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := out.Marshal(binary.LittleEndian)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if !bytes.Equal(dedupOn(got), dedupOn(want)) {
+		t.Error("dedup on the base loaded in pieces differs")
+	}
+	other := bytes.Clone(raw)
+	other[len(other)-2] ^= 1
+	if _, err := load(data, other); err == nil || !strings.Contains(err.Error(), "other BTF") {
+		t.Errorf("other BTF: %v", err)
+	}
+	for n := range len(data) {
+		if _, err := load(data[:n:n], raw); err == nil {
+			t.Fatalf("truncated to %d of %d bytes: loaded", n, len(data))
+		}
+	}
+	rawAt := int(binary.LittleEndian.Uint64(data[88:]))
+	snapEnd := preparedHeader + int(binary.LittleEndian.Uint64(data[96:]))
+	offsAt := alignUp(rawAt+len(raw), 8)
+	for at := preparedHeader; at < len(data); at++ {
+		if at == snapEnd {
+			at = offsAt
+		}
+		bad := bytes.Clone(data)
+		bad[at] ^= 0x40
+		if _, err := load(bad, raw); err == nil {
+			t.Fatalf("byte %d of %d changed: loaded", at, len(data))
+		}
+	}
+	for at := 8; at < preparedSumAt; at++ {
+		bad := bytes.Clone(data)
+		bad[at] ^= 0x10
+		if _, err := load(bad, raw); err == nil {
+			t.Errorf("header byte %d changed: loaded", at)
+		}
+	}
+	buf := make([]byte, len(data)+4)
+	copy(buf[4:], data)
+	if _, err := load(buf[4:], raw); err == nil {
+		t.Error("misaligned data loaded")
+	}
 }

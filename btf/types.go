@@ -45,6 +45,9 @@ type Types struct {
 	// LoadPrepared).
 	dedupPrep   []byte
 	releasePrep func([]byte)
+	// prepChecked: the tables in dedupPrep were checked when loaded
+	// (LoadPreparedFrom), so a dedup decodes them without going over them.
+	prepChecked bool
 
 	bigEndian bool // Parse read big-endian BTF
 }

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +13,7 @@ import (
 	"sync"
 
 	"github.com/btfgate/btfgate/btf"
-	"github.com/btfgate/btfgate/internal/atomicfile"
+	"github.com/btfgate/btfgate/internal/inputs"
 	"github.com/btfgate/btfgate/loader"
 	"github.com/btfgate/btfgate/loader/elffile"
 )
@@ -20,9 +21,10 @@ import (
 // BaseCache keeps prepared bases (btf.MarshalPrepared) in a directory, so
 // that module encodes on the same base BTF map its type offsets, string
 // index and dedup tables instead of computing them again: a kernel build encodes
-// thousands of modules on one vmlinux. A file is named by the CRC-32C and
-// length of the base's BTF and checked against that BTF whole when it is
-// loaded; one that does not load is written again. Writes go to a
+// thousands of modules on one vmlinux. A file is named by the length of the
+// base's BTF and the CRC-32C of its ends (fileName), and checked against
+// that BTF whole when it is loaded, by reading it rather than its mapping
+// (btf.LoadPreparedFrom); one that does not load is written again. Writes go to a
 // temporary file renamed into place, so that concurrent encodes (make -j)
 // read whole files; the newest KeepFiles files are kept.
 //
@@ -69,9 +71,15 @@ type baseLoaded struct {
 // load returns the base BTF at path with its strings indexed: from the
 // cache when it holds it, else parsed and then stored.
 func (c *BaseCache) load(path string) (t *btf.Types, how baseLoaded, err error) {
-	// The base is mapped, not read: on a hit it is only hashed and
-	// compared with the stored copy, which the types then alias, so a
-	// copy in the heap would be garbage as large as the kernel's BTF.
+	// A raw BTF file is read by pieces to find its prepared base: on a
+	// hit it is only hashed and compared with the stored copy, which the
+	// types then alias, and the process need not hold its pages.
+	if t := c.loadRaw(path); t != nil {
+		how.hit = true
+		return t, how, nil
+	}
+	// Else the base is mapped, not read: a copy in the heap would be
+	// garbage as large as the kernel's BTF.
 	raw, done, err := loader.MapBTF(path)
 	if err != nil {
 		return nil, how, fmt.Errorf("base BTF: %w", err)
@@ -85,8 +93,11 @@ func (c *BaseCache) load(path string) (t *btf.Types, how baseLoaded, err error) 
 		}
 		return t, how, err
 	}
-	name := fmt.Sprintf("%08x-%d.btfbase", crc32.Checksum(raw, crc32.MakeTable(crc32.Castagnoli)), len(raw))
-	if t := c.mapped(name, raw); t != nil {
+	name, err := fileName(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		return nil, how, err
+	}
+	if t := c.mapped(name, bytes.NewReader(raw), int64(len(raw))); t != nil {
 		how.hit = true
 		return t, how, nil
 	}
@@ -108,21 +119,88 @@ func (c *BaseCache) load(path string) (t *btf.Types, how baseLoaded, err error) 
 	return t, how, nil
 }
 
-// mapped returns the base prepared in file name if it loads for raw.
-func (c *BaseCache) mapped(name string, raw []byte) *btf.Types {
+// fileName returns the name of the prepared base of the n bytes of BTF
+// r reads: their length and the CRC-32C of their first and last keyBytes.
+// Two bases may share a name (they then take turns in the file); loading
+// compares the base with the stored copy whole, so the name need not
+// cover every byte, and a hit reads the base once.
+func fileName(r io.ReaderAt, n int64) (string, error) {
+	tab := crc32.MakeTable(crc32.Castagnoli)
+	var buf [8 << 10]byte // small: a fresh heap page costs a fault
+	sum := uint32(0)
+	add := func(from, to int64) error {
+		for off := from; off < to; {
+			b := buf[:min(int64(len(buf)), to-off)]
+			if _, err := r.ReadAt(b, off); err != nil {
+				return fmt.Errorf("base BTF: %w", err)
+			}
+			sum = crc32.Update(sum, tab, b)
+			off += int64(len(b))
+		}
+		return nil
+	}
+	err := add(0, min(n, keyBytes))
+	if err == nil && n > keyBytes {
+		err = add(max(keyBytes, n-keyBytes), n) // all of a small base
+	}
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%08x-%d.btfbase", sum, n), nil
+}
+
+// keyBytes is how many bytes at each end of a base fileName sums.
+const keyBytes = 64 << 10
+
+// loadRaw returns the prepared base of the raw BTF file at path if the
+// cache holds it, reading the file by pieces; nil if it does not, or if
+// path is not raw BTF.
+func (c *BaseCache) loadRaw(path string) *btf.Types {
+	fh, err := inputs.Open(path) // a regular file (a FIFO would block)
+	if err != nil {
+		return nil
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	var magic [2]byte
+	if _, err := fh.ReadAt(magic[:], 0); err != nil || !btf.CanPrepare(magic[:]) {
+		return nil
+	}
+	name, err := fileName(fh, st.Size())
+	if err != nil {
+		return nil
+	}
+	return c.mapped(name, fh, st.Size())
+}
+
+// mapped returns the base prepared in file name if it loads for raw, the
+// n bytes of the base BTF. The file is checked by reading it, not its
+// mapping, which then holds resident only what the encode reads.
+func (c *BaseCache) mapped(name string, raw io.ReaderAt, n int64) *btf.Types {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if data, ok := c.maps[name]; ok {
 		// Loaded before: types from it may be in use, so it stays mapped
 		// even when it is not raw's (another base with the same sum).
-		t, _ := btf.LoadPrepared(data, raw, elffile.DropPages)
+		t, _ := btf.LoadPreparedFrom(data, bytes.NewReader(data), raw, n)
 		return t
 	}
-	data, err := elffile.MapFile(filepath.Join(c.dir, name))
+	fh, err := inputs.Open(filepath.Join(c.dir, name))
+	if err != nil {
+		return nil
+	}
+	defer fh.Close()
+	// If the file is not in the page cache, the checks' reads put it
+	// there in small folios, so that the encode maps what it reads.
+	elffile.ReadRandomly(fh)
+	data, err := elffile.MapOpen(fh)
 	if err != nil || data == nil {
 		return nil
 	}
-	t, err := btf.LoadPrepared(data, raw, elffile.DropPages)
+	t, err := btf.LoadPreparedFrom(data, fh, raw, n)
 	if err != nil { // another base with the same sum, or a damaged file
 		elffile.Unmap(data)
 		return nil
@@ -137,10 +215,47 @@ func (c *BaseCache) store(name string, data []byte) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(c.dir, name), data, 0o644); err != nil {
+	if err := writePieces(filepath.Join(c.dir, name), data); err != nil {
 		return err
 	}
 	c.evict()
+	return nil
+}
+
+// writePieces is atomicfile.WriteFile with data written 64 KiB at a time:
+// the page cache then holds the file in small folios, and an encode that
+// reads a few bytes of the mapped file maps a few pages, where one large
+// write leaves folios of up to 2 MiB, each mapped whole on its first read.
+func writePieces(path string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	for b := data; len(b) > 0; {
+		n := min(len(b), 64<<10)
+		if _, err = tmp.Write(b[:n]); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		b = b[n:]
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: sync: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	return nil
 }
 

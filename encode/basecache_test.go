@@ -77,16 +77,19 @@ func TestBaseCache(t *testing.T) {
 	wg.Wait()
 	shared.Close()
 
-	for _, damage := range []string{"truncated", "flipped"} {
+	for _, damage := range []string{"truncated", "flipped", "tables flipped"} {
 		f := cacheFile()
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if damage == "truncated" {
+		switch damage {
+		case "truncated":
 			data = data[:len(data)/2]
-		} else {
+		case "flipped":
 			data[len(data)-3] ^= 0x20 // a byte of the string index
+		default:
+			data[112+40+5] ^= 0x04 // a byte of the dedup table's first slot, after the header
 		}
 		if err := os.WriteFile(f, data, 0o600); err != nil {
 			t.Fatal(err)
@@ -133,6 +136,49 @@ func TestBaseCacheCorpusModules(t *testing.T) {
 			if !bytes.Equal(gotRaw, wantRaw) {
 				t.Errorf("%s -j%d: %d bytes through the cache (mapped: %v), %d without", name, jobs, len(gotRaw), got.BaseCached, len(wantRaw))
 			}
+		}
+	}
+}
+
+// TestBaseCacheDamagedAnywhere: with one byte of the prepared base changed
+// (60 places spread over the file: header, dedup tables, stored BTF, type
+// offsets, string index), an encode through a new cache, as in a new
+// process, gives the bytes of an encode without the cache, and a changed
+// header field keeps the file from being used.
+func TestBaseCacheDamagedAnywhere(t *testing.T) {
+	dir := t.TempDir()
+	baseFile, input := splitFixture(t, dir)
+	opts := func(c *BaseCache) Options {
+		return Options{Features: features.Default(), Jobs: 1, BasePath: baseFile, BaseCache: c}
+	}
+	_, want := encodeBytes(t, input, opts(nil), binary.LittleEndian)
+	cacheDir := filepath.Join(dir, "cache")
+	c := NewBaseCache(cacheDir)
+	encodeBytes(t, input, opts(c), binary.LittleEndian)
+	c.Close()
+	files, _ := filepath.Glob(filepath.Join(cacheDir, "*.btfbase"))
+	if len(files) != 1 {
+		t.Fatalf("cache holds %v, want one prepared base", files)
+	}
+	pristine, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 60 {
+		at := 8 + i*(len(pristine)-9)/59 // from the format's fields to the last byte
+		bad := bytes.Clone(pristine)
+		bad[at] ^= 0x10
+		if err := os.WriteFile(files[0], bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d := NewBaseCache(cacheDir)
+		res, got := encodeBytes(t, input, opts(d), binary.LittleEndian)
+		d.Close()
+		if !bytes.Equal(got, want) {
+			t.Errorf("byte %d of %d changed: %d bytes of split BTF, without the cache %d, not the same", at, len(bad), len(got), len(want))
+		}
+		if res.BaseCached && at < 104 { // the fields the sum covers
+			t.Errorf("byte %d of the header changed: the file was used", at)
 		}
 	}
 }

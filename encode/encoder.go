@@ -167,6 +167,14 @@ func (e *encoder) decode() error {
 	// by unit as they are spliced, and beside facts, policy and functions.
 	if !e.opts.DecideOnly {
 		words, types := reservation(in)
+		if e.opts.Base != nil {
+			// The dedup's per-id arrays span the base's ids too, which a
+			// module's dedup leaves untouched (zero pages) unless the
+			// arrays grow: then they are copied whole. An estimate a
+			// little short would cost that copy, room to spare costs
+			// nothing.
+			types += types/4 + 1024
+		}
 		e.pipe = startDedupPipe(e.all, int(e.all.NextID())+types, words)
 	}
 	e.vars = newVarDecider(e.policy)

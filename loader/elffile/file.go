@@ -141,6 +141,19 @@ func MapFile(path string) ([]byte, error) {
 	return mapWhole(fh, path, 0)
 }
 
+// ReadRandomly turns off read-ahead on fh, a file that is read in pieces
+// and mapped: what a read brings into the page cache then comes in the
+// smallest folios, where read-ahead brings large ones (here up to 1 MiB),
+// and this kernel (6.18) maps a large folio whole into a mapping that
+// touches any byte of it. A mapping of the file then makes resident, per
+// first read, the fault-around window (64 KiB) and no more. It is only a
+// hint.
+func ReadRandomly(fh *os.File) { adviseRandom(fh) }
+
+// MapOpen is MapFile for a file the caller opened: the mapping is of
+// that file, whatever its path names by now. fh may be closed after.
+func MapOpen(fh *os.File) ([]byte, error) { return mapWhole(fh, fh.Name(), 0) }
+
 // mapWhole maps all of fh, a regular file of at least minSize bytes (an
 // ELF file's identification, for Open); an empty one gives nil.
 func mapWhole(fh *os.File, path string, minSize int64) ([]byte, error) {

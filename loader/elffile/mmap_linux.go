@@ -5,6 +5,8 @@ package elffile
 import (
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // The system calls behind pages; callers pass whole pages of a mapping.
@@ -44,3 +46,6 @@ func mapCopy(n int) (b []byte, mapped bool) {
 
 // unmap releases a copy mapCopy returned.
 func unmap(b []byte) { _ = syscall.Munmap(b) }
+
+// adviseRandom turns off read-ahead on fh. It is only a hint.
+func adviseRandom(fh *os.File) { _ = unix.Fadvise(int(fh.Fd()), 0, 0, unix.FADV_RANDOM) }

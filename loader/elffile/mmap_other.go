@@ -25,3 +25,5 @@ func adviseDontNeed([]byte) {}
 func mapCopy(int) ([]byte, bool) { return nil, false }
 
 func unmap([]byte) {}
+
+func adviseRandom(*os.File) {}
