@@ -77,6 +77,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	caps, forbidden := sandbox()
+	trusted := embeddedOnly(cfg)
 	parsed, err := parseModules(modules, caps, forbidden)
 	if err != nil {
 		return nil, err
@@ -91,7 +92,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	// compile only themselves against them.
 	opts := []func(*rego.Rego){
 		rego.Query(decisionQuery),
-		rego.Compiler(newCompiler(caps, cfg.Print != nil)),
+		rego.Compiler(newCompiler(caps, cfg.Print != nil, trusted)),
 		rego.Capabilities(caps),
 		rego.Store(store),
 		rego.SetRegoVersion(ast.RegoV1),
@@ -109,12 +110,16 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
 	}
-	refs, err := checkFactRefs(parsed)
-	if err != nil {
-		return nil, err
-	}
-	if len(refs.problems) > 0 {
-		return nil, coded(CodeCompile, refs.problems)
+	// The embedded set's fact references are checked by its tests
+	// (TestTrustedCompile): no problems, no computed key.
+	refs := &factRefs{}
+	if !trusted {
+		if refs, err = checkFactRefs(parsed); err != nil {
+			return nil, err
+		}
+		if len(refs.problems) > 0 {
+			return nil, coded(CodeCompile, refs.problems)
+		}
 	}
 	mentioned := mentions(parsed)
 	if refs.computed {
@@ -150,9 +155,14 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 
 // newCompiler returns the compiler rego.New makes for the options New
 // gives it (capabilities caps, Rego v1, print statements if print), for
-// the queries to share.
-func newCompiler(caps *ast.Capabilities, print bool) *ast.Compiler {
-	return ast.NewCompiler().
+// the queries to share. A trusted compiler, for the embedded set alone,
+// skips the stages that only check (checkOnlyStages).
+func newCompiler(caps *ast.Capabilities, print, trusted bool) *ast.Compiler {
+	c := ast.NewCompiler()
+	if trusted {
+		c = c.WithSkipStages(checkOnlyStages()...)
+	}
+	return c.
 		WithCapabilities(caps).
 		WithEnablePrintStatements(print).
 		WithUseTypeCheckAnnotations(true).
