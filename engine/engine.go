@@ -43,6 +43,11 @@ type Config struct {
 	// Print, if set, receives what policies print(), a line per call
 	// naming the module and line; nil drops print() calls.
 	Print io.Writer
+	// CacheDir, if set, is a directory where New keeps the embedded set
+	// compiled, for the next process to load instead of compiling it
+	// again; it is used only when Modules holds no module New compiles.
+	// A file that cannot be written is reported by CacheError.
+	CacheDir string
 }
 
 // Engine evaluates a compiled policy set. It is safe for concurrent use.
@@ -62,6 +67,8 @@ type Engine struct {
 	data      map[string]any // Config.Data, for Unmatched
 	lint      []string       // see Lint
 	vars      *variableRules // the variable decision query
+	cacheErr  error          // see CacheError
+	cached    bool           // the policies came from Config.CacheDir
 }
 
 // decisionQuery is decision.rego's verdict on a batch: the rule
@@ -78,10 +85,6 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	caps, forbidden := sandbox()
 	trusted := embeddedOnly(cfg)
-	parsed, err := parseModules(modules, caps, forbidden)
-	if err != nil {
-		return nil, err
-	}
 	store, err := configStore(cfg.Data)
 	if err != nil {
 		return nil, err
@@ -92,7 +95,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	// compile only themselves against them.
 	opts := []func(*rego.Rego){
 		rego.Query(decisionQuery),
-		rego.Compiler(newCompiler(caps, cfg.Print != nil, trusted)),
+		nil, // the compiler
 		rego.Capabilities(caps),
 		rego.Store(store),
 		rego.SetRegoVersion(ast.RegoV1),
@@ -102,13 +105,13 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Print != nil {
 		opts = append(opts, rego.EnablePrintStatements(true), rego.PrintHook(&printHook{w: cfg.Print}))
 	}
-	withModules := slices.Clone(opts)
-	for _, m := range parsed {
-		withModules = append(withModules, rego.ParsedModule(m))
+	var cache *policyCache
+	if trusted && cfg.CacheDir != "" {
+		cache = newPolicyCache(cfg.CacheDir, modules, caps, cfg.Print != nil)
 	}
-	query, err := rego.New(withModules...).PrepareForEval(ctx)
+	compiled, parsed, query, cacheErr, err := compile(ctx, opts, modules, cache, trusted, cfg.Print != nil, caps, forbidden)
 	if err != nil {
-		return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
+		return nil, err
 	}
 	// The embedded set's fact references are checked by its tests
 	// (TestTrustedCompile): no problems, no computed key.
@@ -121,7 +124,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, coded(CodeCompile, refs.problems)
 		}
 	}
-	mentioned := mentions(parsed)
+	mentioned := mentionsOf(compiled.mentions)
 	if refs.computed {
 		mentioned = everyField
 	}
@@ -133,15 +136,19 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		query:     query,
 		features:  featuresTerm(cfg.Features),
 		input:     input,
-		origins:   ruleOrigins(parsed),
+		origins:   compiled.origins,
 		mentioned: mentioned,
 		limits:    cfg.Limits,
 		data:      cfg.Data,
 		lint:      lintModules(parsed, userModules(cfg)),
+		cacheErr:  cacheErr,
+		cached:    parsed == nil,
 	}
-	if e.vars, err = prepareVariables(ctx, opts, parsed, forbidden); err != nil {
+	if e.vars, err = prepareVariables(ctx, opts, compiled.variables, forbidden); err != nil {
 		return nil, err
 	}
+	// parsed is nil when the set came from the cache: only the embedded
+	// set is cached, and selectsTrueSignature reads user modules only.
 	if selectsTrueSignature(cfg, parsed) {
 		opts[0] = rego.Query(trueSignatureQuery)
 		q, err := rego.New(opts...).PrepareForEval(ctx)
@@ -152,6 +159,47 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	return e, nil
 }
+
+// compile prepares the decision query (opts, whose second option is left
+// for the compiler) on the modules: loaded from cache if it holds them
+// (parsed is then nil), else parsed and compiled (and stored in cache).
+// compiled holds, besides the compiled modules, what New derives from the
+// parsed ones; cacheErr is why the cache could not be written.
+func compile(ctx context.Context, opts []func(*rego.Rego), modules []Module, cache *policyCache, trusted, print bool, caps *ast.Capabilities, forbidden map[string]bool) (compiled *compiledSet, parsed []*ast.Module, query rego.PreparedEvalQuery, cacheErr, err error) {
+	if cache != nil {
+		if compiled = cache.load(); compiled != nil {
+			if c, err := loadCompiler(caps, print, compiled); err == nil {
+				opts[1] = rego.Compiler(c)
+				if query, err = rego.New(opts...).PrepareForEval(ctx); err == nil {
+					return compiled, nil, query, nil, nil
+				}
+			}
+		}
+	}
+	if parsed, err = parseModules(modules, caps, forbidden); err != nil {
+		return nil, nil, query, nil, err
+	}
+	c := newCompiler(caps, print, trusted)
+	opts[1] = rego.Compiler(c)
+	withModules := slices.Clone(opts)
+	for _, m := range parsed {
+		withModules = append(withModules, rego.ParsedModule(m))
+	}
+	if query, err = rego.New(withModules...).PrepareForEval(ctx); err != nil {
+		return nil, nil, query, nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
+	}
+	compiled = compiledOf(c, parsed)
+	if cache != nil {
+		if err := cache.store(compiled); err != nil {
+			cacheErr = fmt.Errorf("policy cache %s: %w", cache.dir, err)
+		}
+	}
+	return compiled, parsed, query, cacheErr, nil
+}
+
+// CacheError is why New could not write the compiled policies to
+// Config.CacheDir, nil if it did or had no need to.
+func (e *Engine) CacheError() error { return e.cacheErr }
 
 // newCompiler returns the compiler rego.New makes for the options New
 // gives it (capabilities caps, Rego v1, print statements if print), for

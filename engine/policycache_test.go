@@ -1,0 +1,207 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/btfgate/btfgate/facts"
+	"github.com/btfgate/btfgate/features"
+)
+
+// TestPolicyCacheLoadsTheCompile compiles the embedded set as New does,
+// encodes and decodes it, and loads it: the loaded compiler holds the
+// same modules (their String(), every node's location and flags) and
+// rewritten variables as the compile.
+func TestPolicyCacheLoadsTheCompile(t *testing.T) {
+	for _, noDefault := range []bool{false, true} {
+		modules, err := loadModules(Config{NoDefault: noDefault})
+		if err != nil {
+			t.Fatal(err)
+		}
+		caps, forbidden := sandbox()
+		parsed, err := parseModules(modules, caps, forbidden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string]*ast.Module{}
+		for _, m := range parsed {
+			byName[m.Package.Location.File] = m
+		}
+		full := newCompiler(caps, false, true)
+		if full.Compile(byName); full.Failed() {
+			t.Fatal(full.Errors)
+		}
+		key := []byte("key")
+		data, err := encodeCompiled(key, compiledOf(full, parsed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := decodeCompiled(key, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := loadCompiler(caps, false, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(slices.Sorted(maps.Keys(loaded.Modules)), slices.Sorted(maps.Keys(full.Modules))) {
+			t.Fatalf("modules %v, want %v", slices.Sorted(maps.Keys(loaded.Modules)), slices.Sorted(maps.Keys(full.Modules)))
+		}
+		for name, m := range full.Modules {
+			if got, want := loaded.Modules[name].String(), m.String(); got != want {
+				t.Errorf("%s loads as\n%s\nwant\n%s", name, got, want)
+			}
+			if got, want := nodeTrace(loaded.Modules[name]), nodeTrace(m); !slices.Equal(got, want) {
+				t.Errorf("%s: nodes differ", name)
+			}
+		}
+		if !maps.Equal(loaded.RewrittenVars, full.RewrittenVars) {
+			t.Errorf("rewritten vars differ")
+		}
+		if !slices.Equal(set.mentions, stringConstants(parsed)) || !maps.Equal(set.origins, ruleOrigins(parsed)) ||
+			!maps.Equal(set.variables, packageRuleOrigins(parsed, "variables")) {
+			t.Errorf("derived data differs")
+		}
+		if _, err := decodeCompiled([]byte("other key"), data); err != errStale {
+			t.Errorf("decoding under another key: %v, want errStale", err)
+		}
+		for n := 0; n < len(data); n += 401 { // damaged files are refused, not trusted
+			if _, err := decodeCompiled(key, data[:n]); err == nil {
+				t.Fatalf("a file cut at %d decodes", n)
+			}
+			bad := slices.Clone(data)
+			bad[n] ^= 0xa5
+			decodeCompiled(key, bad) // must not panic
+		}
+	}
+}
+
+// TestPolicyCacheDecidesAlike decides the same functions and variables
+// with an engine compiled and one loaded from the cache, for configs
+// that exercise every query.
+func TestPolicyCacheDecidesAlike(t *testing.T) {
+	fns := syntheticKernel(4000)
+	vars := syntheticVariables(2000, true)
+	var printed bytes.Buffer
+	for name, cfg := range map[string]Config{
+		"defaults":   defaults(),
+		"no default": {NoDefault: true, Features: features.Default()},
+		"lists": {Features: features.Default(), Data: map[string]any{
+			"deny":           []any{"fn_0001*"},
+			"keep":           []any{"fn_002*"},
+			"tags":           []any{map[string]any{"name": "fn_0003*", "tag": "traced"}},
+			"true_signature": []any{"fn_00*"},
+		}},
+		"print": {Features: features.Default(), Print: &printed},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			cfg.CacheDir = t.TempDir()
+			compiled := newEngine(t, cfg)
+			loaded := newEngine(t, cfg)
+			if compiled.cached || !loaded.cached || compiled.CacheError() != nil {
+				t.Fatalf("first engine cached %v (error %v), second %v: want a miss then a hit", compiled.cached, compiled.CacheError(), loaded.cached)
+			}
+			a, errA := compiled.DecideFunctions(ctx, fns, 2)
+			b, errB := loaded.DecideFunctions(ctx, fns, 2)
+			if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() {
+				t.Fatalf("errors %v and %v", errA, errB)
+			}
+			if !slices.EqualFunc(a, b, equalDecision) {
+				t.Errorf("function decisions differ")
+			}
+			va, errA := compiled.DecideVariables(ctx, vars, 2)
+			vb, errB := loaded.DecideVariables(ctx, vars, 2)
+			if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() {
+				t.Fatalf("errors %v and %v", errA, errB)
+			}
+			if !slices.EqualFunc(va, vb, equalDecision) {
+				t.Errorf("variable decisions differ")
+			}
+			if compiled.SelectsTrueSignature() != loaded.SelectsTrueSignature() {
+				t.Fatalf("SelectsTrueSignature differs")
+			}
+			if compiled.SelectsTrueSignature() {
+				ra, errA := compiled.SelectTrueSignature(ctx, fns, 2)
+				rb, errB := loaded.SelectTrueSignature(ctx, fns, 2)
+				if errA != nil || errB != nil || !slices.EqualFunc(ra, rb, slices.Equal) {
+					t.Errorf("true_signature selections differ (errors %v, %v)", errA, errB)
+				}
+			}
+			for _, f := range append(factNames(t), "no_such_fact") {
+				if compiled.Mentions(f) != loaded.Mentions(f) {
+					t.Errorf("Mentions(%q) differs", f)
+				}
+			}
+			if !maps.Equal(compiled.origins, loaded.origins) || !maps.Equal(compiled.vars.origins, loaded.vars.origins) {
+				t.Errorf("rule origins differ")
+			}
+		})
+	}
+}
+
+// TestPolicyCacheFiles: a damaged file is compiled over; user modules
+// are not cached; a directory that cannot be written is an error of
+// CacheError, not of New.
+func TestPolicyCacheFiles(t *testing.T) {
+	dir := t.TempDir()
+	cfg := defaults()
+	cfg.CacheDir = dir
+	newEngine(t, cfg)
+	files, _ := filepath.Glob(filepath.Join(dir, "*"+policyFileSuffix))
+	if len(files) != 1 {
+		t.Fatalf("cache files %v, want one", files)
+	}
+	if err := os.WriteFile(files[0], []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if e := newEngine(t, cfg); e.cached {
+		t.Error("a damaged file loaded")
+	}
+	if e := newEngine(t, cfg); !e.cached {
+		t.Error("the damaged file was not written again")
+	}
+
+	user := cfg
+	user.CacheDir = t.TempDir()
+	user.Modules = []Module{{Name: "mine.rego", Source: "package btfgate.functions\n\nskip.mine[id] contains \"m\" if input.functions[id].name == \"f\"\n"}}
+	newEngine(t, user)
+	if files, _ := filepath.Glob(filepath.Join(user.CacheDir, "*")); len(files) != 0 {
+		t.Errorf("user modules cached: %v", files)
+	}
+
+	blocked := cfg
+	blocked.CacheDir = filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocked.CacheDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if e := newEngine(t, blocked); e.CacheError() == nil {
+		t.Error("no CacheError for a cache directory that is a file")
+	}
+}
+
+// factNames lists the names of every field of every subject type.
+func factNames(t *testing.T) []string {
+	subjects, err := facts.Subjects(subjectRoots()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, st := range subjects {
+		fs, err := facts.Fields(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fs {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
