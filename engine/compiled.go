@@ -9,16 +9,34 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
-// compiledSet is the embedded set as the compiler leaves it, with what
-// New derives from the parsed modules, so that a process can load it
-// instead of parsing and compiling the set again (see policyCache).
+// compiledSet is a policy set as the compiler leaves it, with what New
+// derives from the parsed modules (derive), so that a process can load
+// it instead of parsing and compiling the set again (see policyCache).
 type compiledSet struct {
-	modules   []*ast.Module // compiled, by module name
-	names     []string      // the modules' names, as the compiler keys them
-	rewritten map[ast.Var]ast.Var
-	mentions  []string          // the string constants of the parsed modules
-	origins   map[string]string // ruleOrigins of the parsed modules
-	variables map[string]string // packageRuleOrigins(parsed, "variables")
+	modules     []*ast.Module // compiled, by module name
+	names       []string      // the modules' names, as the compiler keys them
+	rewritten   map[ast.Var]ast.Var
+	mentions    []string          // the string constants of the parsed modules
+	origins     map[string]string // ruleOrigins of the parsed modules
+	variables   map[string]string // packageRuleOrigins(parsed, "variables")
+	lint        []string          // lintModules of the parsed modules
+	computed    bool              // a module reads a fact through a computed key
+	trueSigRule bool              // definesTrueSignature of the parsed modules
+}
+
+// compiled sets the compiled modules and rewritten variables of s from
+// compiler c.
+func (s *compiledSet) compiled(c *ast.Compiler) {
+	s.rewritten = c.RewrittenVars
+	s.names = s.names[:0]
+	for name := range c.Modules {
+		s.names = append(s.names, name)
+	}
+	slices.Sort(s.names)
+	s.modules = s.modules[:0]
+	for _, name := range s.names {
+		s.modules = append(s.modules, c.Modules[name])
+	}
 }
 
 // The encoding of a compiledSet: the magic and format, the key it was
@@ -36,7 +54,7 @@ type compiledSet struct {
 // not cached.
 const (
 	compiledMagic  = "btfgate-policy\x00"
-	compiledFormat = 1
+	compiledFormat = 2
 )
 
 const (
@@ -103,6 +121,9 @@ func encodeCompiled(key []byte, s *compiledSet) ([]byte, error) {
 	e.strings(s.mentions)
 	e.stringMap(s.origins)
 	e.stringMap(s.variables)
+	e.strings(s.lint)
+	e.flag(s.computed)
+	e.flag(s.trueSigRule)
 	if e.err != nil {
 		return nil, e.err
 	}
@@ -450,6 +471,11 @@ func decodeCompiled(key, b []byte) (*compiledSet, error) {
 	s.mentions = d.strings()
 	s.origins = d.stringMap()
 	s.variables = d.stringMap()
+	if s.lint = d.strings(); len(s.lint) == 0 {
+		s.lint = nil
+	}
+	s.computed = d.flag()
+	s.trueSigRule = d.flag()
 	if d.err == nil && d.pos != len(b) {
 		d.err = errCorrupt
 	}

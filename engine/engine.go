@@ -43,10 +43,9 @@ type Config struct {
 	// Print, if set, receives what policies print(), a line per call
 	// naming the module and line; nil drops print() calls.
 	Print io.Writer
-	// CacheDir, if set, is a directory where New keeps the embedded set
-	// compiled, for the next process to load instead of compiling it
-	// again; it is used only when Modules holds no module New compiles.
-	// A file that cannot be written is reported by CacheError.
+	// CacheDir, if set, is a directory where New keeps the policies
+	// compiled, for the next process to load instead of compiling them
+	// again. A file that cannot be written is reported by CacheError.
 	CacheDir string
 }
 
@@ -85,6 +84,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	caps, forbidden := sandbox()
 	trusted := embeddedOnly(cfg)
+	print := cfg.Print != nil
 	store, err := configStore(cfg.Data)
 	if err != nil {
 		return nil, err
@@ -102,30 +102,35 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		rego.StrictBuiltinErrors(true),
 		rego.GenerateJSON(keepTerm),
 	}
-	if cfg.Print != nil {
+	if print {
 		opts = append(opts, rego.EnablePrintStatements(true), rego.PrintHook(&printHook{w: cfg.Print}))
 	}
 	var cache *policyCache
-	if trusted && cfg.CacheDir != "" {
-		cache = newPolicyCache(cfg.CacheDir, modules, caps, cfg.Print != nil)
+	if cfg.CacheDir != "" {
+		cache = newPolicyCache(cfg.CacheDir, modules, userModules(cfg), caps, print)
 	}
-	compiled, parsed, query, cacheErr, err := compile(ctx, opts, modules, cache, trusted, cfg.Print != nil, caps, forbidden)
-	if err != nil {
-		return nil, err
-	}
-	// The embedded set's fact references are checked by its tests
-	// (TestTrustedCompile): no problems, no computed key.
-	refs := &factRefs{}
-	if !trusted {
-		if refs, err = checkFactRefs(parsed); err != nil {
+	set, query, cached := cache.prepare(ctx, opts, caps, print, trusted)
+	if !cached {
+		parsed, err := parseModules(modules, caps, forbidden)
+		if err != nil {
 			return nil, err
 		}
-		if len(refs.problems) > 0 {
-			return nil, coded(CodeCompile, refs.problems)
+		c := newCompiler(caps, print, trusted)
+		opts[1] = rego.Compiler(c)
+		withModules := slices.Clone(opts)
+		for _, m := range parsed {
+			withModules = append(withModules, rego.ParsedModule(m))
 		}
+		if query, err = rego.New(withModules...).PrepareForEval(ctx); err != nil {
+			return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
+		}
+		if set, err = derive(parsed, userModules(cfg), trusted); err != nil {
+			return nil, err
+		}
+		set.compiled(c)
 	}
-	mentioned := mentionsOf(compiled.mentions)
-	if refs.computed {
+	mentioned := mentionsOf(set.mentions)
+	if set.computed {
 		mentioned = everyField
 	}
 	input, err := newInputBuilder(mentioned)
@@ -136,20 +141,17 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		query:     query,
 		features:  featuresTerm(cfg.Features),
 		input:     input,
-		origins:   compiled.origins,
+		origins:   set.origins,
 		mentioned: mentioned,
 		limits:    cfg.Limits,
 		data:      cfg.Data,
-		lint:      lintModules(parsed, userModules(cfg)),
-		cacheErr:  cacheErr,
-		cached:    parsed == nil,
+		lint:      set.lint,
+		cached:    cached,
 	}
-	if e.vars, err = prepareVariables(ctx, opts, compiled.variables, forbidden); err != nil {
+	if e.vars, err = prepareVariables(ctx, opts, set.variables, forbidden); err != nil {
 		return nil, err
 	}
-	// parsed is nil when the set came from the cache: only the embedded
-	// set is cached, and selectsTrueSignature reads user modules only.
-	if selectsTrueSignature(cfg, parsed) {
+	if set.trueSigRule || listsTrueSignature(cfg) {
 		opts[0] = rego.Query(trueSignatureQuery)
 		q, err := rego.New(opts...).PrepareForEval(ctx)
 		if err != nil {
@@ -157,44 +159,37 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		e.trueSig = &q
 	}
+	if cache != nil && !cached {
+		if err := cache.store(set); err != nil {
+			e.cacheErr = fmt.Errorf("policy cache %s: %w", cache.dir, err)
+		}
+	}
 	return e, nil
 }
 
-// compile prepares the decision query (opts, whose second option is left
-// for the compiler) on the modules: loaded from cache if it holds them
-// (parsed is then nil), else parsed and compiled (and stored in cache).
-// compiled holds, besides the compiled modules, what New derives from the
-// parsed ones; cacheErr is why the cache could not be written.
-func compile(ctx context.Context, opts []func(*rego.Rego), modules []Module, cache *policyCache, trusted, print bool, caps *ast.Capabilities, forbidden map[string]bool) (compiled *compiledSet, parsed []*ast.Module, query rego.PreparedEvalQuery, cacheErr, err error) {
-	if cache != nil {
-		if compiled = cache.load(); compiled != nil {
-			if c, err := loadCompiler(caps, print, compiled); err == nil {
-				opts[1] = rego.Compiler(c)
-				if query, err = rego.New(opts...).PrepareForEval(ctx); err == nil {
-					return compiled, nil, query, nil, nil
-				}
-			}
+// derive computes from the parsed modules what New needs besides the
+// compiler; user names the user's modules. It checks their fact
+// references, which the embedded set's tests check for it
+// (TestTrustedCompile: no problems, no computed key).
+func derive(parsed []*ast.Module, user map[string]bool, trusted bool) (*compiledSet, error) {
+	s := &compiledSet{
+		mentions:    stringConstants(parsed),
+		origins:     ruleOrigins(parsed),
+		variables:   packageRuleOrigins(parsed, "variables"),
+		lint:        lintModules(parsed, user),
+		trueSigRule: definesTrueSignature(parsed),
+	}
+	if !trusted {
+		refs, err := checkFactRefs(parsed)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if parsed, err = parseModules(modules, caps, forbidden); err != nil {
-		return nil, nil, query, nil, err
-	}
-	c := newCompiler(caps, print, trusted)
-	opts[1] = rego.Compiler(c)
-	withModules := slices.Clone(opts)
-	for _, m := range parsed {
-		withModules = append(withModules, rego.ParsedModule(m))
-	}
-	if query, err = rego.New(withModules...).PrepareForEval(ctx); err != nil {
-		return nil, nil, query, nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
-	}
-	compiled = compiledOf(c, parsed)
-	if cache != nil {
-		if err := cache.store(compiled); err != nil {
-			cacheErr = fmt.Errorf("policy cache %s: %w", cache.dir, err)
+		if len(refs.problems) > 0 {
+			return nil, coded(CodeCompile, refs.problems)
 		}
+		s.computed = refs.computed
 	}
-	return compiled, parsed, query, cacheErr, nil
+	return s, nil
 }
 
 // CacheError is why New could not write the compiled policies to

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -11,15 +12,17 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/btfgate/btfgate/internal/atomicfile"
 )
 
-// policyCache keeps the embedded set compiled (compiledSet) in a
-// directory, so that the processes of a kernel build, one per module,
-// load it instead of parsing and compiling the same policies each. A file
-// is named by its key and holds the key whole; the key covers everything
-// the compile reads: the modules' names and sources, the capabilities,
+// policyCache keeps policy sets compiled (compiledSet) in a directory, so
+// that the processes of a kernel build, one per module, load the set
+// instead of parsing and compiling the same policies each. A file is
+// named by its key and holds the key whole; the key covers everything the
+// compile reads: the modules' names and sources (and which are the
+// user's), the capabilities,
 // print statements, the encoding's format, and the executable (its path,
 // size and modification time: the OPA compiler and btfgate's use of it
 // are part of it). A file that does not read back under its key is
@@ -37,8 +40,8 @@ const KeepPolicyFiles = 8
 const policyFileSuffix = ".btfpolicy"
 
 // newPolicyCache returns the cache in dir for the modules compiled with
-// caps and print statements if print.
-func newPolicyCache(dir string, modules []Module, caps *ast.Capabilities, print bool) *policyCache {
+// caps and print statements if print; user names the user's modules.
+func newPolicyCache(dir string, modules []Module, user map[string]bool, caps *ast.Capabilities, print bool) *policyCache {
 	h := sha256.New()
 	field := func(s string) {
 		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
@@ -59,6 +62,9 @@ func newPolicyCache(dir string, modules []Module, caps *ast.Capabilities, print 
 	for _, m := range modules {
 		field(m.Name)
 		field(m.Source)
+		if user[m.Name] {
+			field("user")
+		}
 	}
 	for _, b := range caps.Builtins {
 		field(b.Name)
@@ -144,17 +150,43 @@ func loadedStages() []ast.StageID {
 	}
 }
 
+// prepare prepares the decision query (opts, whose second option is left
+// for the compiler) on the set the cache holds, if one loads; ok is
+// false otherwise, or when c is nil.
+func (c *policyCache) prepare(ctx context.Context, opts []func(*rego.Rego), caps *ast.Capabilities, print, trusted bool) (s *compiledSet, q rego.PreparedEvalQuery, ok bool) {
+	if c == nil {
+		return nil, q, false
+	}
+	if s = c.load(); s == nil {
+		return nil, q, false
+	}
+	comp, err := loadCompiler(caps, print, trusted, s)
+	if err != nil {
+		return nil, q, false
+	}
+	opts[1] = rego.Compiler(comp)
+	if q, err = rego.New(opts...).PrepareForEval(ctx); err != nil {
+		return nil, q, false
+	}
+	return s, q, true
+}
+
 // loadCompiler returns a compiler holding s as newCompiler(caps, print,
-// true) leaves the embedded set after compiling it (TestPolicyCache
-// compares them).
-func loadCompiler(caps *ast.Capabilities, print bool, s *compiledSet) (*ast.Compiler, error) {
+// trusted) leaves the set after compiling it (TestPolicyCache compares
+// them): it runs loadedStages, and CheckTypes unless trusted, for the
+// type environment evaluation reads (see checkOnlyStages).
+func loadCompiler(caps *ast.Capabilities, print, trusted bool, s *compiledSet) (*ast.Compiler, error) {
+	keep := loadedStages()
+	if !trusted {
+		keep = append(keep, ast.StageCheckTypes)
+	}
 	var skip []ast.StageID
 	for _, st := range ast.AllStages() {
-		if !slices.Contains(loadedStages(), st) {
+		if !slices.Contains(keep, st) {
 			skip = append(skip, st)
 		}
 	}
-	c := newCompiler(caps, print, true).WithSkipStages(skip...)
+	c := newCompiler(caps, print, trusted).WithSkipStages(skip...)
 	modules := make(map[string]*ast.Module, len(s.modules))
 	for i, m := range s.modules {
 		modules[s.names[i]] = m
@@ -166,23 +198,4 @@ func loadCompiler(caps *ast.Capabilities, print bool, s *compiledSet) (*ast.Comp
 		c.RewrittenVars[k] = v
 	}
 	return c, nil
-}
-
-// compiledOf returns the compiledSet of compiler c, which compiled the
-// parsed modules.
-func compiledOf(c *ast.Compiler, parsed []*ast.Module) *compiledSet {
-	s := &compiledSet{
-		rewritten: c.RewrittenVars,
-		mentions:  stringConstants(parsed),
-		origins:   ruleOrigins(parsed),
-		variables: packageRuleOrigins(parsed, "variables"),
-	}
-	for name := range c.Modules {
-		s.names = append(s.names, name)
-	}
-	slices.Sort(s.names)
-	for _, name := range s.names {
-		s.modules = append(s.modules, c.Modules[name])
-	}
-	return s
 }
