@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -141,6 +142,13 @@ func TestPolicyCacheDecidesAlike(t *testing.T) {
 	fns := syntheticKernel(4000)
 	vars := syntheticVariables(2000, true)
 	var printed bytes.Buffer
+	printing := userPolicy + `
+skip.printed[id] contains "printed" if {
+	some id, f in input.functions
+	startswith(f.name, "fn_00003")
+	print("deciding", f.name)
+}
+`
 	for name, cfg := range map[string]Config{
 		"defaults":   defaults(),
 		"no default": {NoDefault: true, Features: features.Default()},
@@ -153,6 +161,9 @@ func TestPolicyCacheDecidesAlike(t *testing.T) {
 		"print": {Features: features.Default(), Print: &printed},
 		"user": {Features: features.Default(), Modules: []Module{{Name: "mine.rego", Source: userPolicy}},
 			Data: map[string]any{"facts": []any{"name"}}},
+		"user print": {Features: features.Default(), Modules: []Module{{Name: "mine.rego", Source: printing}}, Print: &printed},
+		"user error": {Features: features.Default(), Modules: []Module{{Name: "div.rego",
+			Source: "package btfgate.functions\n\nskip.x[id] contains msg if {\n\tinput.functions[id].name == \"fn_000001\"\n\tmsg := sprintf(\"%d\", [1 / 0])\n}\n"}}},
 		"user and lint": {Features: features.Default(), Modules: []Module{{Name: "mine.rego", Source: userPolicy},
 			{Name: "idle.rego", Source: "package idle\n\nx := 1\n"}}},
 	} {
@@ -164,10 +175,22 @@ func TestPolicyCacheDecidesAlike(t *testing.T) {
 			if compiled.cached || !loaded.cached || compiled.CacheError() != nil {
 				t.Fatalf("first engine cached %v (error %v), second %v: want a miss then a hit", compiled.cached, compiled.CacheError(), loaded.cached)
 			}
-			a, errA := compiled.DecideFunctions(ctx, fns, 2)
-			b, errB := loaded.DecideFunctions(ctx, fns, 2)
+			printed.Reset()
+			a, errA := compiled.DecideFunctions(ctx, fns, 1)
+			printedA := printed.String()
+			printed.Reset()
+			b, errB := loaded.DecideFunctions(ctx, fns, 1)
+			if printed.String() != printedA || cfg.Modules != nil && cfg.Print != nil && printedA == "" {
+				t.Errorf("printed %q, loaded %q", printedA, printed.String())
+			}
 			if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() {
 				t.Fatalf("errors %v and %v", errA, errB)
+			}
+			if name == "user error" {
+				if errA == nil || !strings.Contains(errA.Error(), "div.rego:5:") {
+					t.Errorf("error %v, want one at div.rego:5", errA)
+				}
+				return
 			}
 			if !slices.EqualFunc(a, b, equalDecision) {
 				t.Errorf("function decisions differ")
