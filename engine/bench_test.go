@@ -64,8 +64,22 @@ func benchmarkDecide(b *testing.B, cfg Config, fns []facts.Function) {
 
 // BenchmarkNew compiles the default policy set.
 func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
 	for b.Loop() {
 		newEngine(b, defaults())
+	}
+}
+
+// BenchmarkNewCached loads the default policy set from a policy cache.
+func BenchmarkNewCached(b *testing.B) {
+	cfg := defaults()
+	cfg.CacheDir = b.TempDir()
+	newEngine(b, cfg)
+	b.ReportAllocs()
+	for b.Loop() {
+		if e := newEngine(b, cfg); !e.cached {
+			b.Fatal("not from the cache")
+		}
 	}
 }
 

@@ -43,6 +43,10 @@ type Config struct {
 	// Print, if set, receives what policies print(), a line per call
 	// naming the module and line; nil drops print() calls.
 	Print io.Writer
+	// CacheDir, if set, is a directory where New keeps the policies
+	// compiled, for the next process to load instead of compiling them
+	// again. A file that cannot be written is reported by CacheError.
+	CacheDir string
 }
 
 // Engine evaluates a compiled policy set. It is safe for concurrent use.
@@ -62,6 +66,8 @@ type Engine struct {
 	data      map[string]any // Config.Data, for Unmatched
 	lint      []string       // see Lint
 	vars      *variableRules // the variable decision query
+	cacheErr  error          // see CacheError
+	cached    bool           // the policies came from Config.CacheDir
 }
 
 // decisionQuery is decision.rego's verdict on a batch: the rule
@@ -77,10 +83,8 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	caps, forbidden := sandbox()
-	parsed, err := parseModules(modules, caps, forbidden)
-	if err != nil {
-		return nil, err
-	}
+	trusted := embeddedOnly(cfg)
+	print := cfg.Print != nil
 	store, err := configStore(cfg.Data)
 	if err != nil {
 		return nil, err
@@ -91,33 +95,42 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	// compile only themselves against them.
 	opts := []func(*rego.Rego){
 		rego.Query(decisionQuery),
-		rego.Compiler(newCompiler(caps, cfg.Print != nil)),
+		nil, // the compiler
 		rego.Capabilities(caps),
 		rego.Store(store),
 		rego.SetRegoVersion(ast.RegoV1),
 		rego.StrictBuiltinErrors(true),
 		rego.GenerateJSON(keepTerm),
 	}
-	if cfg.Print != nil {
+	if print {
 		opts = append(opts, rego.EnablePrintStatements(true), rego.PrintHook(&printHook{w: cfg.Print}))
 	}
-	withModules := slices.Clone(opts)
-	for _, m := range parsed {
-		withModules = append(withModules, rego.ParsedModule(m))
+	var cache *policyCache
+	if cfg.CacheDir != "" {
+		cache = newPolicyCache(cfg.CacheDir, modules, userModules(cfg), caps, print)
 	}
-	query, err := rego.New(withModules...).PrepareForEval(ctx)
-	if err != nil {
-		return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
+	set, query, cached := cache.prepare(ctx, opts, caps, print, trusted)
+	if !cached {
+		parsed, err := parseModules(modules, caps, forbidden)
+		if err != nil {
+			return nil, err
+		}
+		c := newCompiler(caps, print, trusted)
+		opts[1] = rego.Compiler(c)
+		withModules := slices.Clone(opts)
+		for _, m := range parsed {
+			withModules = append(withModules, rego.ParsedModule(m))
+		}
+		if query, err = rego.New(withModules...).PrepareForEval(ctx); err != nil {
+			return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
+		}
+		if set, err = derive(parsed, userModules(cfg), trusted); err != nil {
+			return nil, err
+		}
+		set.compiled(c)
 	}
-	refs, err := checkFactRefs(parsed)
-	if err != nil {
-		return nil, err
-	}
-	if len(refs.problems) > 0 {
-		return nil, coded(CodeCompile, refs.problems)
-	}
-	mentioned := mentions(parsed)
-	if refs.computed {
+	mentioned := mentionsOf(set.mentions)
+	if set.computed {
 		mentioned = everyField
 	}
 	input, err := newInputBuilder(mentioned)
@@ -128,16 +141,17 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		query:     query,
 		features:  featuresTerm(cfg.Features),
 		input:     input,
-		origins:   ruleOrigins(parsed),
+		origins:   set.origins,
 		mentioned: mentioned,
 		limits:    cfg.Limits,
 		data:      cfg.Data,
-		lint:      lintModules(parsed, userModules(cfg)),
+		lint:      set.lint,
+		cached:    cached,
 	}
-	if e.vars, err = prepareVariables(ctx, opts, parsed, forbidden); err != nil {
+	if e.vars, err = prepareVariables(ctx, opts, set.variables, forbidden); err != nil {
 		return nil, err
 	}
-	if selectsTrueSignature(cfg, parsed) {
+	if set.trueSigRule || listsTrueSignature(cfg) {
 		opts[0] = rego.Query(trueSignatureQuery)
 		q, err := rego.New(opts...).PrepareForEval(ctx)
 		if err != nil {
@@ -145,14 +159,53 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		e.trueSig = &q
 	}
+	if cache != nil && !cached {
+		if err := cache.store(set); err != nil {
+			e.cacheErr = fmt.Errorf("policy cache %s: %w", cache.dir, err)
+		}
+	}
 	return e, nil
 }
 
+// derive computes from the parsed modules what New needs besides the
+// compiler; user names the user's modules. It checks their fact
+// references, which the embedded set's tests check for it
+// (TestTrustedCompile: no problems, no computed key).
+func derive(parsed []*ast.Module, user map[string]bool, trusted bool) (*compiledSet, error) {
+	s := &compiledSet{
+		mentions:    stringConstants(parsed),
+		origins:     ruleOrigins(parsed),
+		variables:   packageRuleOrigins(parsed, "variables"),
+		lint:        lintModules(parsed, user),
+		trueSigRule: definesTrueSignature(parsed),
+	}
+	if !trusted {
+		refs, err := checkFactRefs(parsed)
+		if err != nil {
+			return nil, err
+		}
+		if len(refs.problems) > 0 {
+			return nil, coded(CodeCompile, refs.problems)
+		}
+		s.computed = refs.computed
+	}
+	return s, nil
+}
+
+// CacheError is why New could not write the compiled policies to
+// Config.CacheDir, nil if it did or had no need to.
+func (e *Engine) CacheError() error { return e.cacheErr }
+
 // newCompiler returns the compiler rego.New makes for the options New
 // gives it (capabilities caps, Rego v1, print statements if print), for
-// the queries to share.
-func newCompiler(caps *ast.Capabilities, print bool) *ast.Compiler {
-	return ast.NewCompiler().
+// the queries to share. A trusted compiler, for the embedded set alone,
+// skips the stages that only check (checkOnlyStages).
+func newCompiler(caps *ast.Capabilities, print, trusted bool) *ast.Compiler {
+	c := ast.NewCompiler()
+	if trusted {
+		c = c.WithSkipStages(checkOnlyStages()...)
+	}
+	return c.
 		WithCapabilities(caps).
 		WithEnablePrintStatements(print).
 		WithUseTypeCheckAnnotations(true).

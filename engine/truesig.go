@@ -17,17 +17,23 @@ import (
 // problems.
 const trueSignatureQuery = "data.btfgate.decision.true_signature_result"
 
-// selectsTrueSignature reports whether the policies can select functions
-// for true signatures: a module other than the default set defines a
-// true_signature rule, or the default set is loaded and the configuration
-// has a non-empty true_signature list. Otherwise the selection query is
-// not compiled and SelectTrueSignature returns nothing at no cost.
-func selectsTrueSignature(cfg Config, modules []*ast.Module) bool {
-	if !cfg.NoDefault {
-		if list, ok := cfg.Data["true_signature"].([]any); ok && len(list) > 0 {
-			return true
-		}
-	}
+// The true_signature selection query is compiled only when the policies
+// can select functions for true signatures: a module other than the
+// default set defines a true_signature rule (definesTrueSignature), or
+// the default set is loaded and the configuration has a non-empty
+// true_signature list (listsTrueSignature). Otherwise SelectTrueSignature
+// returns nothing at no cost.
+
+// listsTrueSignature reports whether the default set is loaded and the
+// configuration has a non-empty true_signature list.
+func listsTrueSignature(cfg Config) bool {
+	list, ok := cfg.Data["true_signature"].([]any)
+	return !cfg.NoDefault && ok && len(list) > 0
+}
+
+// definesTrueSignature reports whether a module other than the default
+// set defines a true_signature rule.
+func definesTrueSignature(modules []*ast.Module) bool {
 	defaults := map[string]bool{}
 	if ms, err := defaultModules(false); err == nil {
 		for _, m := range ms {

@@ -23,14 +23,15 @@ type variableRules struct {
 }
 
 // prepareVariables compiles the variable decision query with the options
-// (modules, store, sandbox) of the function query; opts[0] is the query.
-func prepareVariables(ctx context.Context, opts []func(*rego.Rego), parsed []*ast.Module, forbidden map[string]bool) (*variableRules, error) {
+// (compiler, store, sandbox) of the function query; opts[0] is the query.
+// origins are the modules of package btfgate.variables by rule.
+func prepareVariables(ctx context.Context, opts []func(*rego.Rego), origins map[string]string, forbidden map[string]bool) (*variableRules, error) {
 	opts = append([]func(*rego.Rego){rego.Query(variableQuery)}, opts[1:]...)
 	q, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {
 		return nil, coded(CodeCompile, fmt.Errorf("compiling variable policies: %w", policyErrors(err, forbidden)))
 	}
-	return &variableRules{query: q, origins: packageRuleOrigins(parsed, "variables")}, nil
+	return &variableRules{query: q, origins: origins}, nil
 }
 
 // DecideVariables decides every variable as DecideFunctions decides

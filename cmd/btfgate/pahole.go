@@ -215,7 +215,7 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("want one input file, got %d", len(p.files))
 	}
 	input := p.files[0]
-	cfg := engine.Config{Features: p.set}
+	cfg := engine.Config{Features: p.set, CacheDir: policyCacheDir()}
 	var r *rules.Rules
 	if p.rulesFile != "" {
 		var err error

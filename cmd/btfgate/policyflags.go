@@ -150,7 +150,7 @@ func (p *policyFlags) resolve() (*setup, error) {
 		warnings = append(warnings, fmt.Sprintf("ignoring unknown BTF feature %q", u))
 	}
 	paths := p.policies
-	cfg := engine.Config{Features: set, NoDefault: p.noDefault, Limits: limits}
+	cfg := engine.Config{Features: set, NoDefault: p.noDefault, Limits: limits, CacheDir: policyCacheDir()}
 	if p.debug {
 		cfg.Print = p.debugOut
 	}

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
-// TestMain keeps the prepared bases of the tests' split encodes in a
-// directory of their own, not the user's cache.
+// TestMain keeps the prepared bases of the tests' split encodes, and the
+// compiled default policies, in a directory of their own, not the user's
+// cache.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "btfgate-base-cache")
 	if err != nil {
@@ -15,6 +17,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv(baseCacheEnv, dir)
+	os.Setenv(policyCacheEnv, filepath.Join(dir, "policy"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/btfgate/btfgate/internal/atomicfile"
+)
+
+// policyCache keeps policy sets compiled (compiledSet) in a directory, so
+// that the processes of a kernel build, one per module, load the set
+// instead of parsing and compiling the same policies each. A file is
+// named by its key and holds the key whole; the key covers everything the
+// compile reads: the modules' names and sources (and which are the
+// user's), the capabilities,
+// print statements, the encoding's format, and the executable (its path,
+// size and modification time: the OPA compiler and btfgate's use of it
+// are part of it). A file that does not read back under its key is
+// compiled and written again. Writes go to a temporary file renamed into
+// place; the newest KeepPolicyFiles files are kept.
+type policyCache struct {
+	dir string
+	key []byte
+}
+
+// KeepPolicyFiles is how many compiled sets a cache directory keeps.
+const KeepPolicyFiles = 8
+
+// policyFileSuffix ends the names of a policy cache's files.
+const policyFileSuffix = ".btfpolicy"
+
+// newPolicyCache returns the cache in dir for the modules compiled with
+// caps and print statements if print; user names the user's modules.
+func newPolicyCache(dir string, modules []Module, user map[string]bool, caps *ast.Capabilities, print bool) *policyCache {
+	h := sha256.New()
+	field := func(s string) {
+		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
+		h.Write([]byte(s))
+	}
+	field(compiledMagic)
+	field(string(rune(compiledFormat)))
+	if exe, err := os.Executable(); err == nil {
+		field(exe)
+		if st, err := os.Stat(exe); err == nil {
+			field(st.ModTime().UTC().String())
+			field(string(binary.AppendVarint(nil, st.Size())))
+		}
+	}
+	if print {
+		field("print")
+	}
+	for _, m := range modules {
+		field(m.Name)
+		field(m.Source)
+		if user[m.Name] {
+			field("user")
+		}
+	}
+	for _, b := range caps.Builtins {
+		field(b.Name)
+	}
+	field(strings.Join(caps.Features, ","))
+	field(strings.Join(caps.FutureKeywords, ","))
+	field(strings.Join(caps.AllowNet, ","))
+	return &policyCache{dir: dir, key: h.Sum(nil)}
+}
+
+func (c *policyCache) path() string {
+	return filepath.Join(c.dir, hex.EncodeToString(c.key[:12])+policyFileSuffix)
+}
+
+// load returns the compiled set the cache holds, nil if none loads.
+func (c *policyCache) load() *compiledSet {
+	b, err := os.ReadFile(c.path())
+	if err != nil {
+		return nil
+	}
+	s, err := decodeCompiled(c.key, b)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// store writes s, then removes all but the newest KeepPolicyFiles files.
+func (c *policyCache) store(s *compiledSet) error {
+	data, err := encodeCompiled(c.key, s)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(c.path(), data, 0o644); err != nil {
+		return err
+	}
+	c.evict()
+	return nil
+}
+
+func (c *policyCache) evict() {
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	type file struct {
+		name string
+		mod  int64
+	}
+	var files []file
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), policyFileSuffix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			files = append(files, file{e.Name(), info.ModTime().UnixNano()})
+		}
+	}
+	slices.SortFunc(files, func(a, b file) int { return cmp.Compare(b.mod, a.mod) })
+	for _, f := range files[min(KeepPolicyFiles, len(files)):] {
+		os.Remove(filepath.Join(c.dir, f.name))
+	}
+}
+
+// loadedStages are the stages a compiler runs on a compiledSet's modules,
+// which the other stages have already rewritten and checked: those that
+// build what evaluation reads (trees, graph, indices, local variable
+// generator, annotation set).
+func loadedStages() []ast.StageID {
+	return []ast.StageID{
+		ast.StageInitLocalVarGen,
+		ast.StageRemoveImports,
+		ast.StageSetModuleTree,
+		ast.StageSetRuleTree,
+		ast.StageParseMetadataBlocks,
+		ast.StageSetAnnotationSet,
+		ast.StageSetGraph,
+		ast.StageBuildRuleIndices,
+		ast.StageBuildComprehensionIndices,
+	}
+}
+
+// prepare prepares the decision query (opts, whose second option is left
+// for the compiler) on the set the cache holds, if one loads; ok is
+// false otherwise, or when c is nil.
+func (c *policyCache) prepare(ctx context.Context, opts []func(*rego.Rego), caps *ast.Capabilities, print, trusted bool) (s *compiledSet, q rego.PreparedEvalQuery, ok bool) {
+	if c == nil {
+		return nil, q, false
+	}
+	if s = c.load(); s == nil {
+		return nil, q, false
+	}
+	comp, err := loadCompiler(caps, print, trusted, s)
+	if err != nil {
+		return nil, q, false
+	}
+	opts[1] = rego.Compiler(comp)
+	if q, err = rego.New(opts...).PrepareForEval(ctx); err != nil {
+		return nil, q, false
+	}
+	return s, q, true
+}
+
+// loadCompiler returns a compiler holding s as newCompiler(caps, print,
+// trusted) leaves the set after compiling it (TestPolicyCache compares
+// them): it runs loadedStages, and CheckTypes unless trusted, for the
+// type environment evaluation reads (see checkOnlyStages).
+func loadCompiler(caps *ast.Capabilities, print, trusted bool, s *compiledSet) (*ast.Compiler, error) {
+	keep := loadedStages()
+	if !trusted {
+		keep = append(keep, ast.StageCheckTypes)
+	}
+	var skip []ast.StageID
+	for _, st := range ast.AllStages() {
+		if !slices.Contains(keep, st) {
+			skip = append(skip, st)
+		}
+	}
+	c := newCompiler(caps, print, trusted).WithSkipStages(skip...)
+	modules := make(map[string]*ast.Module, len(s.modules))
+	for i, m := range s.modules {
+		modules[s.names[i]] = m
+	}
+	if c.Compile(modules); c.Failed() {
+		return nil, c.Errors
+	}
+	for k, v := range s.rewritten {
+		c.RewrittenVars[k] = v
+	}
+	return c, nil
+}
