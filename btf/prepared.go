@@ -32,12 +32,12 @@ import (
 //	                            the offsets and the slots
 //
 // The snapshot comes first, and a large base's raw BTF starts on a 2 MiB
-// boundary (rawAlign), because a mapped file is paged in by whole page
-// cache folios (up to 2 MiB): what an encode reads
+// boundary (rawAlign), because a mapped file may be paged in by whole page
+// cache folios (up to 2 MiB) if the page cache holds it in large ones
+// (LoadPreparedFrom's callers see that it does not): what an encode reads
 // all along (the types, strings, offsets and index) then shares no folio
-// with the snapshot, which is dropped from the load to the dedup's start
-// (LoadPrepared's release), and ends with the file, so no folio maps
-// bytes past it.
+// with the snapshot, which LoadPrepared's release can drop, and ends with
+// the file, so no folio maps bytes past it.
 const (
 	preparedMagic   = "BTFGPRE\x01"
 	preparedVersion = 4
