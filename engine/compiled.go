@@ -44,7 +44,8 @@ func (s *compiledSet) compiled(c *ast.Compiler) {
 // text, each a length and its bytes), a location table, then the set.
 // Strings and locations are referred to by index, a location index
 // being one more than its place (0 is no location); lists of terms and
-// bodies are written as their length plus one (0 is nil). Terms are a
+// bodies, a location's text and tabs are written as their length (or
+// index) plus one, 0 for nil. Terms are a
 // tag byte (the term* constants), their parts, then their location.
 // Every node's exported fields are kept, and shared locations stay
 // shared (the unexported ones, such as the expressions an expression was
@@ -54,7 +55,7 @@ func (s *compiledSet) compiled(c *ast.Compiler) {
 // not cached.
 const (
 	compiledMagic  = "btfgate-policy\x00"
-	compiledFormat = 2
+	compiledFormat = 3
 )
 
 const (
@@ -140,11 +141,19 @@ func encodeCompiled(key []byte, s *compiledSet) ([]byte, error) {
 	out = binary.AppendUvarint(out, uint64(len(e.locList)))
 	for _, l := range e.locList {
 		out = binary.AppendUvarint(out, uint64(e.strs[l.File]))
-		out = binary.AppendUvarint(out, uint64(e.strs[string(l.Text)]))
+		text := uint64(0) // nil
+		if l.Text != nil {
+			text = uint64(e.strs[string(l.Text)]) + 1
+		}
+		out = binary.AppendUvarint(out, text)
 		for _, n := range []int{l.Row, l.Col, l.Offset} {
 			out = binary.AppendVarint(out, int64(n))
 		}
-		out = binary.AppendUvarint(out, uint64(len(l.Tabs)))
+		tabs := uint64(0) // nil
+		if l.Tabs != nil {
+			tabs = uint64(len(l.Tabs)) + 1
+		}
+		out = binary.AppendUvarint(out, tabs)
 		for _, n := range l.Tabs {
 			out = binary.AppendVarint(out, int64(n))
 		}
@@ -206,7 +215,9 @@ func (e *setEncoder) loc(l *ast.Location) {
 		e.locs[l] = i
 		e.locList = append(e.locList, l)
 		e.strIndex(l.File)
-		e.strIndex(string(l.Text))
+		if l.Text != nil {
+			e.strIndex(string(l.Text))
+		}
 	}
 	e.uint(uint64(i + 1))
 }
@@ -440,13 +451,13 @@ func decodeCompiled(key, b []byte) (*compiledSet, error) {
 	for i := range locs {
 		l := &locs[i]
 		l.File = d.str()
-		if t := d.index(len(d.strs)); d.err == nil {
-			off := d.offs[t]
-			l.Text = b[off : off+len(d.strs[t]) : off+len(d.strs[t])]
+		if t := d.index(len(d.strs) + 1); t > 0 && d.err == nil {
+			off, n := d.offs[t-1], len(d.strs[t-1])
+			l.Text = b[off : off+n : off+n]
 		}
 		l.Row, l.Col, l.Offset = d.int(), d.int(), d.int()
 		if tabs := d.count(); tabs > 0 {
-			l.Tabs = make([]int, tabs)
+			l.Tabs = make([]int, tabs-1)
 			for j := range l.Tabs {
 				l.Tabs[j] = d.int()
 			}

@@ -13,7 +13,7 @@ func nodeTrace(m *ast.Module) []string {
 	ast.WalkNodes(m, func(n ast.Node) bool {
 		s := fmt.Sprintf("%T", n)
 		if l := n.Loc(); l != nil {
-			s += fmt.Sprintf(" %s:%d:%d@%d %q %v", l.File, l.Row, l.Col, l.Offset, l.Text, l.Tabs)
+			s += fmt.Sprintf(" %s:%d:%d@%d %q (nil %v) %v (nil %v)", l.File, l.Row, l.Col, l.Offset, l.Text, l.Text == nil, l.Tabs, l.Tabs == nil)
 		}
 		switch n := n.(type) {
 		case *ast.Expr:

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -22,10 +23,10 @@ import (
 // instead of parsing and compiling the same policies each. A file is
 // named by its key and holds the key whole; the key covers everything the
 // compile reads: the modules' names and sources (and which are the
-// user's), the capabilities,
-// print statements, the encoding's format, and the executable (its path,
-// size and modification time: the OPA compiler and btfgate's use of it
-// are part of it). A file that does not read back under its key is
+// user's), the capabilities, print statements, the encoding's format, and
+// the build (Go, module and OPA versions, VCS revision) and executable
+// (path, size, modification time): the OPA compiler and btfgate's use of
+// it are part of the compile. A file that does not read back under its key is
 // compiled and written again. Writes go to a temporary file renamed into
 // place; the newest KeepPolicyFiles files are kept.
 type policyCache struct {
@@ -49,6 +50,20 @@ func newPolicyCache(dir string, modules []Module, user map[string]bool, caps *as
 	}
 	field(compiledMagic)
 	field(string(rune(compiledFormat)))
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		field(bi.GoVersion)
+		field(bi.Main.Version)
+		for _, st := range bi.Settings {
+			if strings.HasPrefix(st.Key, "vcs.") {
+				field(st.Key + "=" + st.Value)
+			}
+		}
+		for _, dep := range bi.Deps {
+			if strings.HasPrefix(dep.Path, "github.com/open-policy-agent/") {
+				field(dep.Path + "@" + dep.Version)
+			}
+		}
+	}
 	if exe, err := os.Executable(); err == nil {
 		field(exe)
 		if st, err := os.Stat(exe); err == nil {
