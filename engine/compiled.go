@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"slices"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -41,7 +42,9 @@ func (s *compiledSet) compiled(c *ast.Compiler) {
 
 // The encoding of a compiledSet: the magic and format, the key it was
 // compiled for, then uvarints: a string table (every string and location
-// text, each a length and its bytes), a location table, then the set.
+// text, each a length and its bytes), a location table, then the set;
+// last, the CRC-32C (Castagnoli, little-endian) of everything before it,
+// so that a damaged file is refused whole instead of read as another set.
 // Strings and locations are referred to by index, a location index
 // being one more than its place (0 is no location); lists of terms and
 // bodies, a location's text and tabs are written as their length (or
@@ -55,7 +58,7 @@ func (s *compiledSet) compiled(c *ast.Compiler) {
 // not cached.
 const (
 	compiledMagic  = "btfgate-policy\x00"
-	compiledFormat = 3
+	compiledFormat = 4
 )
 
 const (
@@ -158,7 +161,8 @@ func encodeCompiled(key []byte, s *compiledSet) ([]byte, error) {
 			out = binary.AppendVarint(out, int64(n))
 		}
 	}
-	return append(out, e.out...), nil
+	out = append(out, e.out...)
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crc32.MakeTable(crc32.Castagnoli))), nil
 }
 
 func (e *setEncoder) uint(n uint64) { e.out = binary.AppendUvarint(e.out, n) }
@@ -426,6 +430,13 @@ var errCorrupt = errors.New("policy cache: corrupt file")
 func decodeCompiled(key, b []byte) (*compiledSet, error) {
 	if !bytes.HasPrefix(b, []byte(compiledMagic)) || len(b) <= len(compiledMagic) || b[len(compiledMagic)] != compiledFormat {
 		return nil, errStale
+	}
+	if len(b) < len(compiledMagic)+1+4 {
+		return nil, errCorrupt
+	}
+	b, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)) != sum {
+		return nil, errCorrupt
 	}
 	d := &setDecoder{buf: b, sbuf: string(b), pos: len(compiledMagic) + 1}
 	n := d.count()

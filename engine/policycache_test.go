@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -249,14 +250,28 @@ func TestPolicyCacheFiles(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("cache files %v, want one", files)
 	}
-	if err := os.WriteFile(files[0], []byte("damaged"), 0o644); err != nil {
+	good, err := os.ReadFile(files[0])
+	if err != nil {
 		t.Fatal(err)
 	}
-	if e := newEngine(t, cfg); e.cached {
-		t.Error("a damaged file loaded")
+	// One byte changed anywhere past the key (in a string, a number, a
+	// location) is refused as well as a file that is not one.
+	damaged := map[string][]byte{"not a cache file": []byte("damaged"), "truncated": good[:len(good)-1]}
+	for i := 1; i < 8; i++ {
+		flipped := slices.Clone(good)
+		flipped[len(flipped)*i/8] ^= 0x01
+		damaged[fmt.Sprintf("byte %d of %d changed", len(flipped)*i/8, len(flipped))] = flipped
 	}
-	if e := newEngine(t, cfg); !e.cached {
-		t.Error("the damaged file was not written again")
+	for name, data := range damaged {
+		if err := os.WriteFile(files[0], data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if e := newEngine(t, cfg); e.cached {
+			t.Errorf("%s: loaded", name)
+		}
+		if e := newEngine(t, cfg); !e.cached {
+			t.Errorf("%s: not written again", name)
+		}
 	}
 
 	bad := cfg
