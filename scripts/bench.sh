@@ -227,8 +227,11 @@ mkdir -p "$work/times" "$work/out" "$work/logs" "$work/traces"
 # Prepared bases (encode.BaseCache) go to a cache of this run's own: the
 # first btfgate run on ext4.ko stores the base, the others map it, as the
 # modules of a kernel build after the first do. The "--base-cache=off" row
-# is the encode without it.
+# is the encode without it. Compiled policies (engine's policy cache) go
+# to one of the run's own too: its first btfgate encode compiles and
+# stores them, the others load them.
 export BTFGATE_BASE_CACHE=$work/basecache
+export BTFGATE_POLICY_CACHE=$work/policycache
 
 btfgate=$work/btfgate
 summary=0

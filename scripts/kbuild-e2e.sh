@@ -264,9 +264,10 @@ configure() {
 }
 
 # build_env VARIANT VDIR: the environment of a variant's make: its own base
-# cache, and the rules file for gcc only.
+# and policy caches, and the rules file for gcc only.
 build_env() {
   export BTFGATE_BASE_CACHE="$2/base-cache"
+  export BTFGATE_POLICY_CACHE="$2/policy-cache"
   unset BTFGATE_RULES
   if [ "$1" = gcc ]; then export BTFGATE_RULES="$2/rules.yaml"; fi
 }

@@ -22,7 +22,7 @@ import (
 
 // TestMain prints the summary line once all tests ran and removes the CLI
 // built for them. The CLI's base cache (the --btf_base cases store their
-// bases) is a directory of the run's own, not the user's.
+// bases) and policy cache are directories of the run's own, not the user's.
 func TestMain(m *testing.M) {
 	cache, err := os.MkdirTemp("", "brokentest-base-cache-")
 	if err != nil {
@@ -30,6 +30,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("BTFGATE_BASE_CACHE", cache)
+	os.Setenv("BTFGATE_POLICY_CACHE", filepath.Join(cache, "policy"))
 	code := m.Run()
 	summary.print()
 	if code == 0 {
