@@ -934,9 +934,11 @@ if [ -s "$ms/modules.tsv" ]; then
     both=$(awk '$4 == 0 && $8 == 0' "$ms/modules.tsv" | wc -l)
     echo "btfgate's peak RSS above pahole's: $above of $both modules both encoded (median over rounds per module)"
     if [ "$above" -gt 0 ]; then
+      # The lists are cut by awk, not head: head's early exit would end
+      # sort with SIGPIPE, and pipefail the whole script.
       echo "  most above (MiB, btfgate vs pahole):"
       awk -v r="$modset_root_dir/" '$4 == 0 && $8 == 0 && $7 > $11 { p = $2; if (index(p, r) == 1) p = substr(p, length(r) + 1); printf "%d %s %.1f %.1f\n", $7 - $11, p, $7 / 1024, $11 / 1024 }' "$ms/modules.tsv" |
-        sort -rn | head -n 5 | awk '{ printf "    %s: %s vs %s\n", $2, $3, $4 }'
+        sort -rn | awk 'NR <= 5 { printf "    %s: %s vs %s\n", $2, $3, $4 }'
     fi
     echo "targets module set: wall $(ratio "$gw" "$pw")x pahole, the modules' own wall $(ratio "$gews" "$pews")x (target <= 0.3: $(awk -v r="$(ratio "$gw" "$pw")" 'BEGIN { print (r <= 0.3 ? "met" : "not met") }')), modules above pahole's peak RSS $above (target 0: $([ "$above" = 0 ] && echo met || echo not met))"
     checks=$(awk '{ n[$12]++ } END { for (v in n) print v, n[v] }' "$ms/modules.tsv" | sort)
@@ -946,7 +948,7 @@ if [ -s "$ms/modules.tsv" ]; then
     if [ "$nbad" -gt 0 ]; then
       echo "mismatches ($nbad; details under $ms/check when --keep is given):"
       # With the failed encode's last line of stderr (from the last round).
-      awk -v r="$modset_root_dir/" '$12 != "ok" { p = $2; if (index(p, r) == 1) p = substr(p, length(r) + 1); print $1, p, $12 }' "$ms/modules.tsv" | head -n 20 |
+      awk -v r="$modset_root_dir/" '$12 != "ok" { p = $2; if (index(p, r) == 1) p = substr(p, length(r) + 1); if (++n <= 20) print $1, p, $12 }' "$ms/modules.tsv" |
         while read -r idx p v; do
           why=
           case $v in
