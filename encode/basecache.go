@@ -2,17 +2,15 @@ package encode
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/btfgate/btfgate/btf"
+	"github.com/btfgate/btfgate/internal/atomicfile"
 	"github.com/btfgate/btfgate/internal/inputs"
 	"github.com/btfgate/btfgate/loader"
 	"github.com/btfgate/btfgate/loader/elffile"
@@ -215,71 +213,9 @@ func (c *BaseCache) store(name string, data []byte) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err
 	}
-	if err := writePieces(filepath.Join(c.dir, name), data); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(c.dir, name), data, 0o644); err != nil {
 		return err
 	}
-	c.evict()
+	atomicfile.KeepNewest(c.dir, ".btfbase", KeepFiles)
 	return nil
-}
-
-// writePieces is atomicfile.WriteFile with data written 64 KiB at a time:
-// the page cache then holds the file in small folios, and an encode that
-// reads a few bytes of the mapped file maps a few pages, where one large
-// write leaves folios of up to 2 MiB, each mapped whole on its first read.
-func writePieces(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	for b := data; len(b) > 0; {
-		n := min(len(b), 64<<10)
-		if _, err = tmp.Write(b[:n]); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		b = b[n:]
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-// evict removes all but the newest KeepFiles prepared bases.
-func (c *BaseCache) evict() {
-	entries, err := os.ReadDir(c.dir)
-	if err != nil {
-		return
-	}
-	type file struct {
-		name string
-		mod  int64
-	}
-	var files []file
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".btfbase") {
-			continue
-		}
-		if info, err := e.Info(); err == nil {
-			files = append(files, file{e.Name(), info.ModTime().UnixNano()})
-		}
-	}
-	slices.SortFunc(files, func(a, b file) int { return cmp.Compare(b.mod, a.mod) })
-	for _, f := range files[min(KeepFiles, len(files)):] {
-		os.Remove(filepath.Join(c.dir, f.name))
-	}
 }

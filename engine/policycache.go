@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -119,32 +118,8 @@ func (c *policyCache) store(s *compiledSet) error {
 	if err := atomicfile.WriteFile(c.path(), data, 0o644); err != nil {
 		return err
 	}
-	c.evict()
+	atomicfile.KeepNewest(c.dir, policyFileSuffix, KeepPolicyFiles)
 	return nil
-}
-
-func (c *policyCache) evict() {
-	entries, err := os.ReadDir(c.dir)
-	if err != nil {
-		return
-	}
-	type file struct {
-		name string
-		mod  int64
-	}
-	var files []file
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), policyFileSuffix) {
-			continue
-		}
-		if info, err := e.Info(); err == nil {
-			files = append(files, file{e.Name(), info.ModTime().UnixNano()})
-		}
-	}
-	slices.SortFunc(files, func(a, b file) int { return cmp.Compare(b.mod, a.mod) })
-	for _, f := range files[min(KeepPolicyFiles, len(files)):] {
-		os.Remove(filepath.Join(c.dir, f.name))
-	}
 }
 
 // loadedStages are the stages a compiler runs on a compiledSet's modules,

@@ -1,16 +1,24 @@
-// Package atomicfile writes output files so that a reader never sees a
-// half-written file: data goes to a temporary file in the same directory,
-// is synced, and is renamed over the destination. On failure the
-// destination is left as it was.
+// Package atomicfile writes the files of btfgate's caches (prepared bases,
+// compiled policies) so that a reader never sees a half-written file: data
+// goes to a temporary file in the same directory, is synced, and is renamed
+// over the destination; on failure the destination is left as it was. It
+// also keeps a cache directory to its newest files.
 package atomicfile
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
-// WriteFile atomically replaces path with data, with permissions perm.
+// WriteFile atomically replaces path with data, with permissions perm. The
+// data is written 64 KiB at a time: the page cache then holds the file in
+// small folios, so a process that maps it and reads a few bytes maps a few
+// pages, where one large write leaves folios of up to 2 MiB, each mapped
+// whole on its first read.
 func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
@@ -23,8 +31,12 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	for b := data; len(b) > 0; {
+		n := min(len(b), 64<<10)
+		if _, err = tmp.Write(b[:n]); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		b = b[n:]
 	}
 	if err = tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -39,4 +51,31 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// KeepNewest removes all but the keep most recently modified files of dir
+// whose names end in suffix. Errors are ignored: a file another process
+// removed first, or one that cannot be removed, stays as it is.
+func KeepNewest(dir, suffix string, keep int) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type file struct {
+		name string
+		mod  int64
+	}
+	var files []file
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), suffix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			files = append(files, file{e.Name(), info.ModTime().UnixNano()})
+		}
+	}
+	slices.SortFunc(files, func(a, b file) int { return cmp.Compare(b.mod, a.mod) })
+	for _, f := range files[min(keep, len(files)):] {
+		os.Remove(filepath.Join(dir, f.name))
+	}
 }
