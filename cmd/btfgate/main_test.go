@@ -173,6 +173,28 @@ func TestVerboseMatchesPaholeLog(t *testing.T) {
 	}
 }
 
+// TestEncodePolicyCacheNotWritten: a policy cache directory that cannot
+// be made is a warning naming it, and the encode goes on.
+func TestEncodePolicyCacheNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	blocked := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(policyCacheEnv, blocked)
+	out := filepath.Join(dir, "out.btf")
+	_, stderr, err := run(t, "encode", "-o", out, fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "warning: policy cache "+blocked) {
+		t.Errorf("no warning about the policy cache in:\n%s", stderr)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("no output: %v", err)
+	}
+}
+
 // TestEncodeBaseCacheFlag: --base-cache DIR stores the base there on the
 // first split encode and maps it on the second, which says so, with the
 // same bytes; --base-cache off stores nothing.

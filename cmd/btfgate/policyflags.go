@@ -229,12 +229,17 @@ func placeDataError(err error, r *rules.Rules) error {
 // checkUnmatched turns the list entries that matched no function, and
 // what in the policy modules does nothing (engine.Engine.Lint), into
 // warnings in res.Warnings, each with its file and line, or with --strict
-// into an error.
+// into an error. A policy cache that could not be written is a warning
+// too, never an error, as a base cache's is.
 func (p *policyFlags) checkUnmatched(res *encode.Result, st *setup) error {
 	r := st.rules
 	var msgs, lint []string
+	var cacheErr error
 	if e, err := st.policy.Wait(); err == nil {
-		lint = e.Lint()
+		lint, cacheErr = e.Lint(), e.CacheError()
+	}
+	if cacheErr != nil {
+		defer func() { res.Warnings = append(res.Warnings, cacheErr.Error()) }()
 	}
 	for _, u := range res.Unmatched {
 		msg := u.String()
