@@ -1,7 +1,8 @@
 // Command benchplot draws what scripts/bench.sh measured as one SVG: per
 // input, each command's median wall time split into btfgate's phases, its
-// CPU time and its peak RSS, against pahole and the targets (wall at most
-// 0.5x pahole's, RSS at most 1.0x); then the RSS timelines of the traced
+// CPU time and its peak RSS, against pahole and the targets (goalFor:
+// a kernel at most 0.25x pahole's wall and 0.5x its RSS, a module 0.3x and
+// 1.0x); then the RSS timelines of the traced
 // runs with btfgate's phases marked. It prints the peak RSS of each phase
 // of the traced runs as a Markdown table on stdout.
 //

@@ -57,7 +57,7 @@ func TestRender(t *testing.T) {
 			t.Fatalf("the SVG is not well-formed XML: %v", err)
 		}
 	}
-	for _, want := range []string{"decode+convert", "≤0.5× pahole", "fastest 5.50 s (1.38×)", "polyline", "vmlinux -j1/-j2/-j8 outputs identical",
+	for _, want := range []string{"decode+convert", "≤0.25× pahole", "≤0.5× pahole", "fastest 5.50 s (1.38×)", "polyline", "vmlinux -j1/-j2/-j8 outputs identical",
 		"ext4.ko -j1/-j2/-j4/-j8 outputs DIFFERENT"} {
 		if !bytes.Contains(svg, []byte(want)) {
 			t.Errorf("the SVG lacks %q", want)
