@@ -161,10 +161,14 @@ func (c *policyCache) prepare(env queryEnv, caps *ast.Capabilities, print, trust
 
 // loadCompiler returns a compiler holding s as newCompiler(caps, print,
 // trusted) leaves the set after compiling it (TestPolicyCache compares
-// them): it runs loadedStages, and CheckTypes unless trusted, for the
-// type environment evaluation reads (see checkOnlyStages).
+// them): it runs loadedStages (less the comprehension indices when the
+// compile built none), and CheckTypes unless trusted, for the type
+// environment evaluation reads (see checkOnlyStages).
 func loadCompiler(caps *ast.Capabilities, print, trusted bool, s *compiledSet) (*ast.Compiler, error) {
 	keep := loadedStages()
+	if !s.indexed {
+		keep = slices.DeleteFunc(keep, func(st ast.StageID) bool { return st == ast.StageBuildComprehensionIndices })
+	}
 	if !trusted {
 		keep = append(keep, ast.StageCheckTypes)
 	}
