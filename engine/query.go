@@ -35,6 +35,7 @@ func compileModules(ctx context.Context, c *ast.Compiler, store storage.Store, m
 		byFile[name] = m
 	}
 	nonEmpty := storage.NonEmpty(ctx, store, txn)
+	defer c.WithPathConflictsCheck(nil) // the transaction ends here
 	if c.WithPathConflictsCheck(nonEmpty).Compile(byFile); c.Failed() {
 		return c.Errors
 	}
@@ -104,7 +105,6 @@ func captureValue(_ ast.QueryCompiler, query ast.Body) (ast.Body, error) {
 type evalOptions struct {
 	input  ast.Value           // nil: no input
 	tracer topdown.QueryTracer // nil: no trace
-	hook   print.Hook          // nil: the query's
 }
 
 // eval evaluates the query on a read transaction of its own and returns
@@ -116,10 +116,6 @@ func (q *preparedQuery) eval(ctx context.Context, opts evalOptions) (*ast.Term, 
 		return nil, err
 	}
 	defer q.store.Abort(ctx, txn)
-	hook := q.hook
-	if opts.hook != nil {
-		hook = opts.hook
-	}
 	cancel := topdown.NewCancel()
 	tq := topdown.NewQuery(q.body).
 		WithQueryCompiler(q.qc).
@@ -129,7 +125,7 @@ func (q *preparedQuery) eval(ctx context.Context, opts evalOptions) (*ast.Term, 
 		WithIndexing(true).
 		WithEarlyExit(true).
 		WithStrictBuiltinErrors(q.strict).
-		WithPrintHook(hook).
+		WithPrintHook(q.hook).
 		WithCancel(cancel)
 	if opts.input != nil {
 		tq = tq.WithInput(ast.NewTerm(opts.input))
