@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"maps"
 	"slices"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -23,6 +24,10 @@ type compiledSet struct {
 	lint        []string          // lintModules of the parsed modules
 	computed    bool              // a module reads a fact through a computed key
 	trueSigRule bool              // definesTrueSignature of the parsed modules
+	// indexed is whether the compile indexed a comprehension: loading
+	// the set builds the comprehension indices only then (the default
+	// set has none, and the stage walked every rule for nothing).
+	indexed bool
 }
 
 // compiled sets the compiled modules and rewritten variables of s from
@@ -38,6 +43,24 @@ func (s *compiledSet) compiled(c *ast.Compiler) {
 	for _, name := range s.names {
 		s.modules = append(s.modules, c.Modules[name])
 	}
+	s.indexed = len(comprehensionIndices(c)) > 0
+}
+
+// comprehensionIndices lists the comprehension indices c built, as text,
+// module by module in name order.
+func comprehensionIndices(c *ast.Compiler) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(c.Modules)) {
+		ast.WalkTerms(c.Modules[name], func(t *ast.Term) bool {
+			if ast.IsComprehension(t.Value) {
+				if ci := c.ComprehensionIndex(t); ci != nil {
+					out = append(out, ci.String())
+				}
+			}
+			return false
+		})
+	}
+	return out
 }
 
 // The encoding of a compiledSet: the magic and format, the key it was
@@ -58,7 +81,7 @@ func (s *compiledSet) compiled(c *ast.Compiler) {
 // not cached.
 const (
 	compiledMagic  = "btfgate-policy\x00"
-	compiledFormat = 4
+	compiledFormat = 5
 )
 
 const (
@@ -128,6 +151,7 @@ func encodeCompiled(key []byte, s *compiledSet) ([]byte, error) {
 	e.strings(s.lint)
 	e.flag(s.computed)
 	e.flag(s.trueSigRule)
+	e.flag(s.indexed)
 	if e.err != nil {
 		return nil, e.err
 	}
@@ -498,6 +522,7 @@ func decodeCompiled(key, b []byte) (*compiledSet, error) {
 	}
 	s.computed = d.flag()
 	s.trueSigRule = d.flag()
+	s.indexed = d.flag()
 	if d.err == nil && d.pos != len(b) {
 		d.err = errCorrupt
 	}

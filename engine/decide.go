@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/btfgate/btfgate/facts"
 )
@@ -203,19 +202,15 @@ func (e *Engine) decideBatch(ctx context.Context, b batch, input ast.Value) (bat
 	if err := ctx.Err(); err != nil {
 		return batchReport{}, err
 	}
-	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(input))
+	result, err := e.query.eval(ctx, evalOptions{input: input})
 	if ctx.Err() != nil {
 		return batchReport{}, ctx.Err()
 	}
 	if err != nil {
 		return batchReport{}, coded(CodeEval, fmt.Errorf("evaluating policies: %w", policyErrors(err, nil)))
 	}
-	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+	if result == nil {
 		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating policies: %s is undefined", decisionQuery))
-	}
-	result, ok := rs[0].Expressions[0].Value.(*ast.Term)
-	if !ok {
-		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating policies: %s: unexpected result %T", decisionQuery, rs[0].Expressions[0].Value))
 	}
 	obj, ok := result.Value.(ast.Object)
 	if !ok {

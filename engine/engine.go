@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/topdown/print"
 
 	"github.com/btfgate/btfgate/features"
 )
@@ -51,11 +50,11 @@ type Config struct {
 
 // Engine evaluates a compiled policy set. It is safe for concurrent use.
 type Engine struct {
-	query rego.PreparedEvalQuery
+	query *preparedQuery
 	// trueSig is the true_signature selection query, prepared only when
 	// some module or the configuration selects functions (see
 	// SelectsTrueSignature).
-	trueSig  *rego.PreparedEvalQuery
+	trueSig  *preparedQuery
 	features *ast.Term
 	input    *inputBuilder
 	// origins maps "kind.rule" (e.g. "skip.ambiguous_address") to the
@@ -84,44 +83,35 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	caps, forbidden := sandbox()
 	trusted := embeddedOnly(cfg)
-	print := cfg.Print != nil
+	prints := cfg.Print != nil
 	store, err := configStore(cfg.Data)
 	if err != nil {
 		return nil, err
 	}
 
 	// Every query (decisions, variables, true_signature) is prepared on
-	// one compiler: the modules are compiled with the first, the others
-	// compile only themselves against them.
-	opts := []func(*rego.Rego){
-		rego.Query(decisionQuery),
-		nil, // the compiler
-		rego.Capabilities(caps),
-		rego.Store(store),
-		rego.SetRegoVersion(ast.RegoV1),
-		rego.StrictBuiltinErrors(true),
-		rego.GenerateJSON(keepTerm),
-	}
-	if print {
-		opts = append(opts, rego.EnablePrintStatements(true), rego.PrintHook(&printHook{w: cfg.Print}))
+	// one compiler: the modules are compiled once, the queries compile
+	// only themselves against them.
+	env := queryEnv{store: store, print: prints}
+	if prints {
+		env.hook = &printHook{w: cfg.Print}
 	}
 	var cache *policyCache
 	if cfg.CacheDir != "" {
-		cache = newPolicyCache(cfg.CacheDir, modules, userModules(cfg), caps, print)
+		cache = newPolicyCache(cfg.CacheDir, modules, userModules(cfg), caps, prints)
 	}
-	set, query, cached := cache.prepare(ctx, opts, caps, print, trusted)
+	set, c, query, cached := cache.prepare(env, caps, prints, trusted)
 	if !cached {
 		parsed, err := parseModules(modules, caps, forbidden)
 		if err != nil {
 			return nil, err
 		}
-		c := newCompiler(caps, print, trusted)
-		opts[1] = rego.Compiler(c)
-		withModules := slices.Clone(opts)
-		for _, m := range parsed {
-			withModules = append(withModules, rego.ParsedModule(m))
+		c = newCompiler(caps, prints, trusted)
+		if err := compileModules(ctx, c, store, parsed); err != nil {
+			return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
 		}
-		if query, err = rego.New(withModules...).PrepareForEval(ctx); err != nil {
+		env.compiler = c
+		if query, err = env.prepare(decisionQuery); err != nil {
 			return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
 		}
 		if set, err = derive(parsed, userModules(cfg), trusted); err != nil {
@@ -129,6 +119,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		set.compiled(c)
 	}
+	env.compiler = c
 	mentioned := mentionsOf(set.mentions)
 	if set.computed {
 		mentioned = everyField
@@ -148,16 +139,13 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		lint:      set.lint,
 		cached:    cached,
 	}
-	if e.vars, err = prepareVariables(ctx, opts, set.variables, forbidden); err != nil {
+	if e.vars, err = prepareVariables(env, set.variables, forbidden); err != nil {
 		return nil, err
 	}
 	if set.trueSigRule || listsTrueSignature(cfg) {
-		opts[0] = rego.Query(trueSignatureQuery)
-		q, err := rego.New(opts...).PrepareForEval(ctx)
-		if err != nil {
+		if e.trueSig, err = env.prepare(trueSignatureQuery); err != nil {
 			return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
 		}
-		e.trueSig = &q
 	}
 	if cache != nil && !cached {
 		if err := cache.store(set); err != nil {
@@ -196,10 +184,10 @@ func derive(parsed []*ast.Module, user map[string]bool, trusted bool) (*compiled
 // Config.CacheDir, nil if it did or had no need to.
 func (e *Engine) CacheError() error { return e.cacheErr }
 
-// newCompiler returns the compiler rego.New makes for the options New
-// gives it (capabilities caps, Rego v1, print statements if print), for
-// the queries to share. A trusted compiler, for the embedded set alone,
-// skips the stages that only check (checkOnlyStages).
+// newCompiler returns the compiler for the policies (capabilities caps,
+// Rego v1, print statements if print), for the queries to share. A
+// trusted compiler, for the embedded set alone, skips the stages that
+// only check (checkOnlyStages).
 func newCompiler(caps *ast.Capabilities, print, trusted bool) *ast.Compiler {
 	c := ast.NewCompiler()
 	if trusted {
@@ -231,10 +219,20 @@ func userModules(cfg Config) map[string]bool {
 // read them.
 func (e *Engine) Mentions(name string) bool { return e.mentioned(name) }
 
-// keepTerm hands evaluation results over as AST terms, so decisions are
-// read without converting them to Go maps first.
-func keepTerm(t *ast.Term, _ *rego.EvalContext) (any, error) {
-	return t, nil
+// queryEnv is what the engine's queries are prepared with: the compiler
+// holding the policies, the store holding the configuration, and print
+// statements kept (print) and where they go.
+type queryEnv struct {
+	compiler *ast.Compiler
+	store    storage.Store
+	print    bool
+	hook     print.Hook
+}
+
+// prepare compiles query, a reference, for evaluation with strict builtin
+// errors: a builtin's error fails the evaluation.
+func (env queryEnv) prepare(query string) (*preparedQuery, error) {
+	return prepareQuery(env.compiler, env.store, query, env.print, env.hook, true)
 }
 
 // configStore holds Config.Data at data.btfgate.config. The store returns

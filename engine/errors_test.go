@@ -96,3 +96,17 @@ func TestConfigDataIsChecked(t *testing.T) {
 	// Other keys belong to user modules and any shape goes.
 	newEngine(t, Config{Data: map[string]any{"vendor": 3, "deny": []any{}}})
 }
+
+// TestRulesConflictWithConfigData: a rule may not define a document the
+// configuration data holds (data.btfgate.config), as OPA refuses rules
+// over stored data; without the data the module compiles.
+func TestRulesConflictWithConfigData(t *testing.T) {
+	mod := Module{Name: "config.rego", Source: "package btfgate.config\n\nvendor := 1\n"}
+	_, err := New(context.Background(), Config{Modules: []Module{mod}, Data: map[string]any{"vendor": 3}})
+	var pe PolicyErrors
+	if !errors.As(err, &pe) || pe[0].File != "config.rego" || pe[0].Line != 3 ||
+		!strings.Contains(err.Error(), "conflicting rule for data path btfgate/config/vendor found") || CodeOf(err) != CodeCompile {
+		t.Errorf("err = %v, want a compile error at config.rego:3 naming btfgate/config/vendor", err)
+	}
+	newEngine(t, Config{Modules: []Module{mod}})
+}

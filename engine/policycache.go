@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -12,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/btfgate/btfgate/internal/atomicfile"
 )
@@ -140,33 +138,37 @@ func loadedStages() []ast.StageID {
 	}
 }
 
-// prepare prepares the decision query (opts, whose second option is left
-// for the compiler) on the set the cache holds, if one loads; ok is
-// false otherwise, or when c is nil.
-func (c *policyCache) prepare(ctx context.Context, opts []func(*rego.Rego), caps *ast.Capabilities, print, trusted bool) (s *compiledSet, q rego.PreparedEvalQuery, ok bool) {
+// prepare loads the set the cache holds into a compiler and prepares the
+// decision query in env on it; ok is false if no set loads, or when c is
+// nil.
+func (c *policyCache) prepare(env queryEnv, caps *ast.Capabilities, print, trusted bool) (s *compiledSet, comp *ast.Compiler, q *preparedQuery, ok bool) {
 	if c == nil {
-		return nil, q, false
+		return nil, nil, nil, false
 	}
 	if s = c.load(); s == nil {
-		return nil, q, false
+		return nil, nil, nil, false
 	}
 	comp, err := loadCompiler(caps, print, trusted, s)
 	if err != nil {
-		return nil, q, false
+		return nil, nil, nil, false
 	}
-	opts[1] = rego.Compiler(comp)
-	if q, err = rego.New(opts...).PrepareForEval(ctx); err != nil {
-		return nil, q, false
+	env.compiler = comp
+	if q, err = env.prepare(decisionQuery); err != nil {
+		return nil, nil, nil, false
 	}
-	return s, q, true
+	return s, comp, q, true
 }
 
 // loadCompiler returns a compiler holding s as newCompiler(caps, print,
 // trusted) leaves the set after compiling it (TestPolicyCache compares
-// them): it runs loadedStages, and CheckTypes unless trusted, for the
-// type environment evaluation reads (see checkOnlyStages).
+// them): it runs loadedStages (less the comprehension indices when the
+// compile built none), and CheckTypes unless trusted, for the type
+// environment evaluation reads (see checkOnlyStages).
 func loadCompiler(caps *ast.Capabilities, print, trusted bool, s *compiledSet) (*ast.Compiler, error) {
 	keep := loadedStages()
+	if !s.indexed {
+		keep = slices.DeleteFunc(keep, func(st ast.StageID) bool { return st == ast.StageBuildComprehensionIndices })
+	}
 	if !trusted {
 		keep = append(keep, ast.StageCheckTypes)
 	}

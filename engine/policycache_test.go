@@ -53,11 +53,24 @@ exclude.computed[id] contains "computed" if {
 // compiler holds the same modules (their String(), every node's location
 // and flags), rewritten variables and rule types as the compile, and the
 // derived data reads back.
+// indexedPolicy has a comprehension the compiler indexes (by name: it is
+// evaluated once per name, not once per function).
+const indexedPolicy = `package btfgate.functions
+
+exclude.same_name[id] contains "shares its name" if {
+	some id, f in input.functions
+	name := f.name
+	ids := [other | some other; input.functions[other].name == name]
+	count(ids) > 1
+}
+`
+
 func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 	for name, cfg := range map[string]Config{
 		"defaults":   {},
 		"no default": {NoDefault: true},
 		"user":       {Modules: []Module{{Name: "mine.rego", Source: userPolicy}}},
+		"indexed":    {Modules: []Module{{Name: "indexed.rego", Source: indexedPolicy}}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			modules, err := loadModules(cfg)
@@ -115,6 +128,12 @@ func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 			}
 			if !maps.Equal(loaded.RewrittenVars, full.RewrittenVars) {
 				t.Errorf("rewritten vars differ")
+			}
+			if got, want := comprehensionIndices(loaded), comprehensionIndices(full); !slices.Equal(got, want) || set.indexed != (len(want) > 0) {
+				t.Errorf("comprehension indices %q, want %q (indexed %v)", got, want, set.indexed)
+			}
+			if wantIndexed := name == "indexed"; set.indexed != wantIndexed {
+				t.Errorf("indexed = %v, want %v", set.indexed, wantIndexed)
 			}
 			if !slices.Equal(got.mentions, set.mentions) || !maps.Equal(got.origins, set.origins) ||
 				!maps.Equal(got.variables, set.variables) || !slices.Equal(got.lint, set.lint) ||

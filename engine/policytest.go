@@ -12,8 +12,6 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
-	"github.com/open-policy-agent/opa/v1/tester"
-	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/btfgate/btfgate/internal/inputs"
 	"github.com/btfgate/btfgate/policies"
@@ -83,25 +81,11 @@ func runTests(ctx context.Context, modules []Module) ([]TestResult, error) {
 		}
 		byName[modules[i].Name] = m
 	}
-	compiler := ast.NewCompiler().
-		WithCapabilities(caps).
-		WithEnablePrintStatements(true).
-		WithDefaultRegoVersion(ast.RegoV1)
-	ch, err := tester.NewRunner().
-		SetCompiler(compiler).
-		SetStore(inmem.New()).
-		CapturePrintOutput(true).
-		EnableTracing(true).
-		SetModules(byName).
-		RunTests(ctx, nil)
-	if err != nil {
-		return nil, coded(CodeCompile, fmt.Errorf("compiling policy tests: %w", policyErrors(err, forbidden)))
+	compiler := testCompiler(caps)
+	if compiler.Compile(byName); compiler.Failed() {
+		return nil, coded(CodeCompile, fmt.Errorf("compiling policy tests: %w", policyErrors(compiler.Errors, forbidden)))
 	}
-	var out []TestResult
-	for r := range ch {
-		out = append(out, testResult(r))
-	}
-	return sortResults(out), nil
+	return sortResults(runCompiledTests(ctx, compiler, inmem.New())), nil
 }
 
 // sortResults orders results by file, line and name.
@@ -110,43 +94,6 @@ func sortResults(rs []TestResult) []TestResult {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Name, b.Name))
 	})
 	return rs
-}
-
-func testResult(r *tester.Result) TestResult {
-	t := TestResult{
-		Name:    r.Package + "." + r.Name,
-		Pass:    r.Pass(),
-		Skipped: r.Skip,
-		Output:  string(r.Output),
-		Elapsed: r.Duration,
-	}
-	if r.Location != nil {
-		t.File, t.Line = r.Location.File, r.Location.Row
-	}
-	switch {
-	case r.Error != nil:
-		t.Failure = policyErrors(r.Error, nil).Error()
-	case r.Fail:
-		t.Failure = "failed"
-		if expr := failedExpr(r); expr != nil {
-			t.Failure = fmt.Sprintf("%s:%d: false: %s", expr.Location.File, expr.Location.Row, expr.Location.Text)
-		}
-	}
-	return t
-}
-
-// failedExpr finds the expression of the test's body that was false: the
-// last one the trace saw fail in the test's own file.
-func failedExpr(r *tester.Result) *ast.Expr {
-	for i := len(r.Trace) - 1; i >= 0; i-- {
-		ev := r.Trace[i]
-		expr, ok := ev.Node.(*ast.Expr)
-		if ev.Op != topdown.FailOp || !ok || expr.Location == nil || r.Location == nil || expr.Location.File != r.Location.File {
-			continue
-		}
-		return expr
-	}
-	return nil
 }
 
 // readModules reads the .rego file at path, or every .rego file under the

@@ -88,3 +88,83 @@ func TestRunTestsErrors(t *testing.T) {
 		t.Error("missing path: no error")
 	}
 }
+
+// caseTests are tests whose outcome opa test decides beyond "the rule is
+// true": tests of one name numbered, tests with cases (a case whose body
+// fails after its name is bound fails the test although it has no value),
+// values other than true, builtin errors (not strict in tests: the
+// expression is false).
+const caseTests = `package cases_test
+
+test_dup if true
+
+test_dup if false
+
+test_value := 5
+
+test_cases[note] if {
+	some tc in [{"note": "a", "v": 1}, {"note": "b", "v": 2}]
+	note := tc.note
+	tc.v == 1
+}
+
+test_cases_ok[note] if {
+	some tc in [{"note": "a", "v": 1}, {"note": "b", "v": 1}]
+	note := tc.note
+	tc.v == 1
+}
+
+test_nested[a][b] if {
+	some a in ["x", "y"]
+	some b in ["p", "q"]
+	not both(a, b)
+}
+
+both(a, b) if {
+	a == "y"
+	b == "q"
+}
+
+test_builtin_error if {
+	x := to_number("abc")
+	x == 1
+}
+`
+
+func TestRunTestsCases(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "cases_test.rego", caseTests)
+	results, err := RunTests(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range results {
+		if !strings.HasPrefix(r.File, dir) {
+			continue
+		}
+		switch {
+		case r.Pass:
+			got[r.Name] = "pass"
+		default:
+			got[r.Name] = strings.TrimPrefix(r.Failure, filepath.Join(dir, "cases_test.rego")+":")
+		}
+	}
+	want := map[string]string{
+		"data.cases_test.test_dup":           "pass",
+		"data.cases_test.test_dup#01":        "5: false: false",
+		"data.cases_test.test_value":         "failed",
+		"data.cases_test.test_cases":         "12: false: tc.v == 1",
+		"data.cases_test.test_cases_ok":      "pass",
+		"data.cases_test.test_nested":        "24: false: not both(a, b)",
+		"data.cases_test.test_builtin_error": "33: false: to_number(\"abc\")",
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %q, want %q", name, got[name], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("results %v, want %d", got, len(want))
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/btfgate/btfgate/facts"
 )
@@ -131,19 +130,15 @@ func (e *Engine) selectBatch(ctx context.Context, b batch, input ast.Value, out 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rs, err := e.trueSig.Eval(ctx, rego.EvalParsedInput(input))
+	result, err := e.trueSig.eval(ctx, evalOptions{input: input})
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	if err != nil {
 		return nil, coded(CodeEval, fmt.Errorf("evaluating policies (true_signature): %w", policyErrors(err, nil)))
 	}
-	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+	if result == nil {
 		return nil, coded(CodeInternal, fmt.Errorf("evaluating policies: %s is undefined", trueSignatureQuery))
-	}
-	result, ok := rs[0].Expressions[0].Value.(*ast.Term)
-	if !ok {
-		return nil, coded(CodeInternal, fmt.Errorf("evaluating policies: %s: unexpected result %T", trueSignatureQuery, rs[0].Expressions[0].Value))
 	}
 	obj, ok := result.Value.(ast.Object)
 	if !ok {

@@ -6,7 +6,6 @@ import (
 	"runtime"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/btfgate/btfgate/facts"
 )
@@ -18,16 +17,15 @@ const variableQuery = "data.btfgate.variable_decision.result"
 // variableRules is the engine's variable decision query and the modules
 // of package btfgate.variables by rule.
 type variableRules struct {
-	query   rego.PreparedEvalQuery
+	query   *preparedQuery
 	origins map[string]string
 }
 
-// prepareVariables compiles the variable decision query with the options
-// (compiler, store, sandbox) of the function query; opts[0] is the query.
-// origins are the modules of package btfgate.variables by rule.
-func prepareVariables(ctx context.Context, opts []func(*rego.Rego), origins map[string]string, forbidden map[string]bool) (*variableRules, error) {
-	opts = append([]func(*rego.Rego){rego.Query(variableQuery)}, opts[1:]...)
-	q, err := rego.New(opts...).PrepareForEval(ctx)
+// prepareVariables compiles the variable decision query in env, as the
+// function query. origins are the modules of package btfgate.variables by
+// rule.
+func prepareVariables(env queryEnv, origins map[string]string, forbidden map[string]bool) (*variableRules, error) {
+	q, err := env.prepare(variableQuery)
 	if err != nil {
 		return nil, coded(CodeCompile, fmt.Errorf("compiling variable policies: %w", policyErrors(err, forbidden)))
 	}
@@ -104,19 +102,15 @@ func (e *Engine) decideVariableBatch(ctx context.Context, b batch, input ast.Val
 	if err := ctx.Err(); err != nil {
 		return batchReport{}, err
 	}
-	rs, err := e.vars.query.Eval(ctx, rego.EvalParsedInput(input))
+	result, err := e.vars.query.eval(ctx, evalOptions{input: input})
 	if ctx.Err() != nil {
 		return batchReport{}, ctx.Err()
 	}
 	if err != nil {
 		return batchReport{}, coded(CodeEval, fmt.Errorf("evaluating variable policies: %w", policyErrors(err, nil)))
 	}
-	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+	if result == nil {
 		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating variable policies: %s is undefined", variableQuery))
-	}
-	result, ok := rs[0].Expressions[0].Value.(*ast.Term)
-	if !ok {
-		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating variable policies: %s: unexpected result %T", variableQuery, rs[0].Expressions[0].Value))
 	}
 	obj, ok := result.Value.(ast.Object)
 	if !ok {
