@@ -184,7 +184,7 @@ func (d *deduper) equivUnresolved(cand, canon uint32, depth int) int8 {
 		}
 		// Compilers may emit identical types twice in one unit (arrays,
 		// sometimes structs or pointers); accept a structural match.
-		if d.identical(hyp, cand, 16) {
+		if d.identical(hyp, cand, identicalDepth) {
 			return equivYes
 		}
 		return equivNo
@@ -295,14 +295,31 @@ func fwdKind(w []uint32) Kind {
 // themselves, so that arrays of equal name, size and length always match.
 // (It differs only where libbpf would not terminate, see below.)
 func (d *deduper) identical(id1, id2 uint32, depth int) bool {
+	return identicalTypes(d, id1, id2, depth)
+}
+
+// identicalDepth is the depth libbpf's struct pass compares copies to.
+const identicalDepth = 16
+
+// typeSource gives the words of type ids 0..limit()-1 (void's are a
+// zero header).
+type typeSource interface {
+	typ(id uint32) []uint32
+	limit() uint32
+}
+
+func (d *deduper) limit() uint32 { return d.n }
+
+// identicalTypes is identical on the types of src.
+func identicalTypes[S typeSource](src S, id1, id2 uint32, depth int) bool {
 	// libbpf follows reference kinds without counting depth, so a cycle of
 	// them (a typedef of itself: invalid C) never ends there; here a chain
 	// longer than the number of types is "not identical".
 	for steps := uint32(0); ; steps++ {
-		if depth <= 0 || steps > d.n {
+		if depth <= 0 || steps > src.limit() {
 			return false
 		}
-		w1, w2 := d.typ(id1), d.typ(id2)
+		w1, w2 := src.typ(id1), src.typ(id2)
 		k1, k2 := infoKind(w1[1]), infoKind(w2[1])
 		if k1 != k2 {
 			return false
@@ -328,7 +345,7 @@ func (d *deduper) identical(id1, id2 uint32, depth int) bool {
 				return false
 			}
 			for i := headerWords + 1; i < len(w1); i += 3 {
-				if w1[i] != w2[i] && !d.identical(w1[i], w2[i], depth-1) {
+				if w1[i] != w2[i] && !identicalTypes(src, w1[i], w2[i], depth-1) {
 					return false
 				}
 			}
@@ -337,11 +354,11 @@ func (d *deduper) identical(id1, id2 uint32, depth int) bool {
 			if !compatFnproto(w1, w2) {
 				return false
 			}
-			if w1[2] != w2[2] && !d.identical(w1[2], w2[2], depth-1) {
+			if w1[2] != w2[2] && !identicalTypes(src, w1[2], w2[2], depth-1) {
 				return false
 			}
 			for i := headerWords + 1; i < len(w1); i += 2 {
-				if w1[i] != w2[i] && !d.identical(w1[i], w2[i], depth-1) {
+				if w1[i] != w2[i] && !identicalTypes(src, w1[i], w2[i], depth-1) {
 					return false
 				}
 			}

@@ -20,6 +20,8 @@ type Fragment struct {
 	IntID    TypeID   // the CU's first base type named "int", 0 if none
 	HasArray bool     // the CU has arrays (pahole's need_index_type)
 	VarIDs   []TypeID // tail-local id of each variable's VAR
+
+	graph *unitGraph // PrepareKnown's
 }
 
 // Splicer appends CU fragments to one Types in CU order, reproducing how
@@ -39,6 +41,38 @@ type Splicer struct {
 
 	secs  []strSection // DWARF string sections strings may alias; slots: offset+1
 	remap []uint32     // fragment string index -> destination offset
+
+	known *knownSplice // nil: every type is appended
+}
+
+// DropKnown makes Add drop the types that equal ones already appended
+// (known.go says which, and why the dedup's result stays the same).
+func (s *Splicer) DropKnown() { s.known = &knownSplice{} }
+
+// Dropped returns how many types Add dropped as known.
+func (s *Splicer) Dropped() int {
+	if s.known == nil {
+		return 0
+	}
+	return s.known.dropped
+}
+
+// LocalIDs maps a spliced fragment's local type ids to global ones. It is
+// valid until the next Add.
+type LocalIDs struct {
+	shift TypeID
+	to    []uint32 // when types were dropped: to[local]
+}
+
+// Global returns the global id of local id (0 for void).
+func (m LocalIDs) Global(id TypeID) TypeID {
+	switch {
+	case id == 0:
+		return 0
+	case m.to != nil:
+		return TypeID(m.to[id])
+	}
+	return id + m.shift
 }
 
 // NewSplicer returns a Splicer appending to dst. strs indexes the sections
@@ -63,14 +97,15 @@ func (s *Splicer) Grow(words, types int) {
 	}
 }
 
-// Add splices one CU's fragment and returns the shifts from its local type
-// ids and its tail-local ids to global ones (global = local + shift).
-func (s *Splicer) Add(f *Fragment) (types, tail TypeID, err error) {
+// Add splices one CU's fragment and returns the global ids of its local
+// type ids, and the shift from its tail-local ids to global ones (global
+// = local + shift).
+func (s *Splicer) Add(f *Fragment) (types LocalIDs, tail TypeID, err error) {
 	if err := f.Types.Err(); err != nil {
-		return 0, 0, err
+		return LocalIDs{}, 0, err
 	}
 	if err := f.Tail.Err(); err != nil {
-		return 0, 0, err
+		return LocalIDs{}, 0, err
 	}
 	s.mapStrings(f.Strs)
 	// Spliced types refer only to types and strings that exist (splice
@@ -84,6 +119,9 @@ func (s *Splicer) Add(f *Fragment) (types, tail TypeID, err error) {
 	}
 	shift := s.dst.NextID() - 1
 	n := TypeID(f.Types.Len())
+	// Types are dropped only once the index type is known: a unit that
+	// may add it keeps its ids (the synthetic int's id counts them).
+	lookups := s.hasIndex
 	if !s.hasIndex {
 		if f.IntID != 0 {
 			s.indexID = shift + f.IntID
@@ -93,13 +131,19 @@ func (s *Splicer) Add(f *Fragment) (types, tail TypeID, err error) {
 		}
 	}
 	s.needIndex = s.needIndex || f.HasArray
-	if err := s.splice(f.Types, shift, func(r uint32) (uint32, bool) {
-		if r == uint32(n)+1 {
-			return uint32(s.indexID), true
+	ids := LocalIDs{shift: shift}
+	if s.known != nil {
+		ids.to = s.spliceKnown(f, s.indexID, lookups)
+	}
+	if ids.to == nil {
+		if err := s.splice(f.Types, shift, func(r uint32) (uint32, bool) {
+			if r == uint32(n)+1 {
+				return uint32(s.indexID), true
+			}
+			return 0, false
+		}); err != nil {
+			return LocalIDs{}, 0, fmt.Errorf("splice CU types: %w", err)
 		}
-		return 0, false
-	}); err != nil {
-		return 0, 0, fmt.Errorf("splice CU types: %w", err)
 	}
 	if s.needIndex && !s.hasIndex {
 		if s.intName == 0 {
@@ -107,25 +151,25 @@ func (s *Splicer) Add(f *Fragment) (types, tail TypeID, err error) {
 		}
 		id := s.dst.AddInt(s.intName, 4, IntSigned, 0, 32)
 		if id != s.indexID {
-			return 0, 0, fmt.Errorf("splice: synthetic int got id %d, arrays use %d", id, s.indexID)
+			return LocalIDs{}, 0, fmt.Errorf("splice: synthetic int got id %d, arrays use %d", id, s.indexID)
 		}
 		s.hasIndex = true
 	}
 	tailShift := s.dst.NextID() - 1
 	if f.Tail.Len() == 0 {
-		return shift, tailShift, nil
+		return ids, tailShift, nil
 	}
 	tn := uint32(f.Tail.Len())
 	if err := s.splice(f.Tail, tailShift, func(r uint32) (uint32, bool) {
 		// Tail references to CU type x are written as tail length + x.
 		if x := r - tn; r > tn && x <= uint32(n) {
-			return x + uint32(shift), true
+			return uint32(ids.Global(TypeID(x))), true
 		}
 		return 0, false
 	}); err != nil {
-		return 0, 0, fmt.Errorf("splice CU tail: %w", err)
+		return LocalIDs{}, 0, fmt.Errorf("splice CU tail: %w", err)
 	}
-	return shift, tailShift, nil
+	return ids, tailShift, nil
 }
 
 // mapStrings fills s.remap for a fragment's string list (index 0 is "").

@@ -88,6 +88,9 @@ func (e *encoder) convertUnits() (int, error) {
 				if err != nil {
 					return result{}, fmt.Errorf("%s: %w", in.Path, err)
 				}
+				if e.dropKnown {
+					frag.PrepareKnown(reuse)
+				}
 				states := functions.Save(&tab, i, sd.elf, fo)
 				return result{frag: frag, states: states, infos: cv.infos, vars: cv.facts, skipped: walker.SkippedRefs()}, nil
 			}
@@ -113,6 +116,10 @@ func (e *encoder) convertUnits() (int, error) {
 	}()
 
 	splicer := btf.NewSplicer(dst, strSecs)
+	if e.dropKnown {
+		splicer.DropKnown()
+	}
+	e.splicer = splicer
 	splicer.Grow(reservation(in))
 	var states []functions.State
 	var datasecs []datasecEntry
@@ -170,7 +177,7 @@ func (e *encoder) convertUnits() (int, error) {
 	// Workers never block on slots; closing stop ends
 	// the feeder, which closes next and lets the workers return.
 	wg.Wait()
-	e.states, e.uv = states, unitVars{vars, datasecs}
+	e.states, e.uv, e.known = states, unitVars{vars, datasecs}, splicer.Dropped()
 	return skipped, firstErr
 }
 

@@ -3,6 +3,7 @@ package encode
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"time"
 
 	"github.com/btfgate/btfgate/btf"
@@ -75,6 +76,9 @@ type Result struct {
 	Phases []Phase    // wall time per phase, in order
 	Units  int        // compile units walked; dwz's partial units, walked with their importers, not counted
 	Before int        // types before dedup
+	// Known is how many of them were dropped before the dedup as copies of
+	// earlier units' types (btf.Splicer.DropKnown); the output is the same.
+	Known int
 	// Overlapped is work that ran on goroutines of its own beside Phases
 	// (not counted in them): its busy time.
 	Overlapped []Phase
@@ -82,6 +86,10 @@ type Result struct {
 	// libbpf's order (see btf.Deduplication), "" if it did not: the output
 	// is the same, it only took longer.
 	DedupRestarted string
+	// KnownRedone says why the encode was done a second time without
+	// dropping types known from earlier units (btf.Splicer.DropKnown), ""
+	// if it was not: the output is the same, it only took longer.
+	KnownRedone string
 	// ByteOrder is the input ELF's; write the BTF in it.
 	ByteOrder binary.ByteOrder
 	Functions []facts.Function
@@ -131,10 +139,31 @@ func Encode(path string, opts Options) (res *Result, err error) {
 }
 
 func encodeFile(path string, opts Options) (*Result, error) {
+	res, err := encodeOnce(path, opts, true)
+	var unsure errKnownUnsure
+	if !errors.As(err, &unsure) {
+		return res, err
+	}
+	if res, err = encodeOnce(path, opts, false); res != nil {
+		res.KnownRedone = unsure.why
+	}
+	return res, err
+}
+
+// encodeOnce runs one encode, dropping types known from earlier units
+// when dropKnown is set.
+func encodeOnce(path string, opts Options, dropKnown bool) (*Result, error) {
 	e := newEncoder(path, opts)
+	e.dropKnown = dropKnown
 	defer e.close()
 	return e.run()
 }
+
+// errKnownUnsure stops an encode that dropped known types when its dedup
+// might differ from that of all the types (btf.Splicer.KnownUnsure).
+type errKnownUnsure struct{ why string }
+
+func (e errKnownUnsure) Error() string { return "dropped types reach " + e.why }
 
 // policyOf returns the engine that decides for an encode with opts.
 func policyOf(opts Options) (*engine.Engine, error) {

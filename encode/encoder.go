@@ -36,7 +36,12 @@ type encoder struct {
 	vars   *varDecider // decides variables beside the walks
 	elf    *loader.ElfFuncs
 	states []functions.State // in unit order
-	uv     unitVars
+	known  int               // types the splicer dropped as copies of earlier ones
+	// dropKnown makes the splicer drop types known from earlier units;
+	// splicer is kept for the check after the dedup.
+	dropKnown bool
+	splicer   *btf.Splicer
+	uv        unitVars
 
 	// facts
 	groups *functions.Groups
@@ -259,7 +264,7 @@ func (e *encoder) functions() error {
 	if err := e.all.Err(); err != nil { // a type BTF cannot hold (too many parameters, variables)
 		return fmt.Errorf("%s: %w", e.path, err)
 	}
-	e.res.Before = e.all.Len()
+	e.res.Before, e.res.Known = e.all.Len()+e.known, e.known
 	return nil
 }
 
@@ -269,6 +274,11 @@ func (e *encoder) dedup() error {
 	deduped, run, err := e.pipe.finish()
 	if err != nil {
 		return fmt.Errorf("%s: dedup: %w", e.path, err)
+	}
+	if e.known > 0 {
+		if name, unsure := e.splicer.KnownUnsure(deduped); unsure {
+			return errKnownUnsure{fmt.Sprintf("%q, a name with several definitions", name)}
+		}
 	}
 	res := e.res
 	res.DedupRestarted = run.dd.Restarted

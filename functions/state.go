@@ -197,17 +197,13 @@ func paramFacts(tab *loader.TypeTable, p *loader.FuncParam, arch loader.Arch) fa
 // interns the parameter names (pahole adds them to the string table when
 // it saves a function, spec §2.6), so that states no longer point into the
 // input's DWARF.
-func Globalize(states []State, shift btf.TypeID, intern func(string) uint32) {
+func Globalize(states []State, ids btf.LocalIDs, intern func(string) uint32) {
 	for i := range states {
 		s := &states[i]
-		if s.ret != 0 {
-			s.ret += shift
-		}
+		s.ret = ids.Global(s.ret)
 		for k := range s.params {
 			p := &s.params[k]
-			if p.typ != 0 {
-				p.typ += shift
-			}
+			p.typ = ids.Global(p.typ)
 			p.nameOff = intern(p.name)
 			p.name = ""
 		}

@@ -32,6 +32,8 @@ type summary struct {
 	// time, not in the phases' times).
 	Overlapped     []phaseJSON `json:"overlapped,omitempty"`
 	DedupRestarted string      `json:"dedup_restarted,omitempty"`
+	KnownDropped   int         `json:"known_dropped"`
+	KnownRedone    string      `json:"known_redone,omitempty"`
 	// BaseCached: the base BTF came prepared from the base cache.
 	BaseCached bool     `json:"base_cached,omitempty"`
 	Total      float64  `json:"total_seconds"`
@@ -88,6 +90,7 @@ func newSummary(input, output string, set features.Set, res *encode.Result, size
 		s.Overlapped = append(s.Overlapped, phaseJSON{p.Name, p.Duration.Seconds()})
 	}
 	s.DedupRestarted = res.DedupRestarted
+	s.KnownDropped, s.KnownRedone = res.Known, res.KnownRedone
 	return s
 }
 
@@ -166,6 +169,9 @@ func (s *summary) writeText(w io.Writer) {
 		fmt.Fprintf(w, "; %s %.3fs", p.Name, p.Seconds)
 	}
 	fmt.Fprintln(w)
+	if s.KnownRedone != "" {
+		fmt.Fprintf(w, "  encoded twice: the second time keeping every copy of earlier units' types (dropped types reach %s)\n", s.KnownRedone)
+	}
 	if s.DedupRestarted != "" {
 		fmt.Fprintf(w, "  dedup: started over in libbpf's order (%s)\n", s.DedupRestarted)
 	}

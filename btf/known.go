@@ -1,0 +1,1037 @@
+package btf
+
+import "math/bits"
+
+// Known types. A Splicer that drops known types (Splicer.DropKnown) does
+// not append a unit's type when an earlier unit already appended one with
+// the same closure: the same words and names, and references to the same
+// types (for a type on a reference cycle of its unit, the same cycle).
+// References to a dropped type go to the earlier one instead. On a kernel
+// about three in five types are such copies (every unit repeats the
+// headers it includes): the dedup then reads only the rest, and the
+// pre-dedup types take half the memory.
+//
+// Contract: the dedup of the spliced types is that of all the types, byte
+// for byte, or KnownUnsure says it might not be (the encoder then starts
+// over without dropping). A dropped type and the earlier one have the
+// same closure, so libbpf's passes mostly map both to one canonical type,
+// never the dropped one (it comes later). Where libbpf's choices depend
+// on the order it meets types in, a copy can map otherwise; the cases
+// found (TestDropKnownDedupsAlike, random and synthesised units
+// deduplicated with and without dropping) are excluded here, each type of
+// them opaque (kept, never matched nor remembered, and so is every type
+// that refers to one):
+//   - VARs and DATASECs, which libbpf never deduplicates;
+//   - enum declarations (libbpf maps one to the first compatible enum), and
+//     full enums after a declaration of their name (the last full enum
+//     takes the declaration over): enumDecls, declaredBefore;
+//   - cycles of more than maxKnownCycle types (the kernel's core structs
+//     pointing to one another: too costly to match), cycles with two
+//     members equal but for their references (libbpf folds the first copy
+//     into fewer types and a later copy not the same way: selfSimilar),
+//     cycles without a pointer and structs holding a FWD by value (no C
+//     program has them: hasPtr, holdsDecl);
+//   - structs, unions, typedefs and FWDs of a name already defined twice
+//     (which definition a FWD resolves to is decided by the first struct
+//     pass walk that meets it: noteDefinitions); a second definition can
+//     come after copies were dropped, which KnownUnsure finds;
+//   - units with two copies of one earlier type that libbpf's
+//     identical-types test tells apart (libbpf compares them apart): the
+//     whole unit is kept (collides).
+// On the corpus kernel none of this makes the encode start over: 1,955,201
+// types are dropped, and the output is unchanged.
+//
+// Matching is exact: a hash finds candidates, and the words are then
+// compared (for a cycle, the two cycles are walked side by side).
+
+// maxKnownCycle is the largest reference cycle whose types may be dropped.
+// A kept cycle is remembered by hashing it from each of its members: the
+// cost is its size squared.
+const maxKnownCycle = 64
+
+// internalRef marks, in a hashed cycle, a reference to the n-th type of
+// the walk (n | internalRef) instead of a global id.
+const internalRef = 1 << 31
+
+// knownTable maps closure hashes to the global ids of the types that have
+// them: open addressing, linear probing; id 0 is a free slot. Several ids
+// may share a hash: find asks the caller to compare.
+type knownTable struct {
+	hashes []uint64
+	ids    []uint32
+	n      int
+}
+
+// find returns the first id stored under h for which match is true, or 0.
+func (k *knownTable) find(h uint64, match func(id uint32) bool) uint32 {
+	if len(k.ids) == 0 {
+		return 0
+	}
+	mask := uint64(len(k.ids) - 1)
+	for i := h & mask; k.ids[i] != 0; i = (i + 1) & mask {
+		if k.hashes[i] == h && match(k.ids[i]) {
+			return k.ids[i]
+		}
+	}
+	return 0
+}
+
+// add stores id under h.
+func (k *knownTable) add(h uint64, id uint32) {
+	if 4*(k.n+1) > 3*len(k.ids) {
+		k.grow()
+	}
+	k.put(h, id)
+	k.n++
+}
+
+func (k *knownTable) put(h uint64, id uint32) {
+	mask := uint64(len(k.ids) - 1)
+	i := h & mask
+	for k.ids[i] != 0 {
+		i = (i + 1) & mask
+	}
+	k.hashes[i], k.ids[i] = h, id
+}
+
+func (k *knownTable) grow() {
+	oldH, oldI := k.hashes, k.ids
+	size := max(2*len(oldI), 1<<12)
+	k.hashes, k.ids = make([]uint64, size), make([]uint32, size)
+	for i, id := range oldI {
+		if id != 0 {
+			k.put(oldH[i], id)
+		}
+	}
+}
+
+// hashWords hashes one type's words (a 64-bit multiply-xorshift mix; its
+// collisions only cost a compare).
+func hashWords(h uint64, w []uint32) uint64 {
+	for _, x := range w {
+		h = (h ^ uint64(x)) * 0x9e3779b97f4a7c15
+		h ^= h >> 29
+	}
+	h ^= uint64(len(w))
+	h *= 0xbf58476d1ce4e5b9
+	return h ^ h>>31
+}
+
+// Decisions for a unit's local type.
+const (
+	knownUndecided uint8 = iota
+	knownDropped         // equals an earlier type: to[x] is that type's id
+	knownKept            // appended as to[x], and remembered
+	knownOpaque          // appended as to[x], never matched nor remembered
+)
+
+// unitKnown is the known-type pass's scratch for one unit, reused.
+type unitKnown struct {
+	g     *unitGraph // the unit's components
+	n     uint32     // the unit's types have local ids 1..n
+	state []uint8    // per local id
+	to    []uint32   // per local id: its global id; to[n+1] = the index type's
+	// Matching.
+	buf      []uint32 // a type's words, names and references made global
+	internal []int    // positions in buf of references inside the cycle
+	walk     []uint32 // a cycle's members in walk order
+	num      []int32  // per local id: its number in the walk, -1 none
+	pair     map[uint32]uint32
+	rev      map[uint32]uint32
+	refBuf   []uint32
+	decls    map[uint32]uint32 // enum declarations' names: first local id
+	seen     map[uint32]uint32
+	own      unitGraph // the components of a fragment not prepared
+}
+
+// unitGraph is a unit's reference graph cut into strongly connected
+// components (Tarjan's algorithm), in reverse topological order: a
+// component comes after every one it refers to. Fragment.PrepareKnown
+// builds it on the goroutine that made the fragment.
+type unitGraph struct {
+	src     *Types // the types it was built for
+	n       uint32
+	ok      bool     // the unit is well formed (checkUnit)
+	comps   []uint32 // the components' members, one after the other
+	compEnd []int32  // end of each component in comps
+	inComp  []int32  // per local id: its component
+	// Tarjan's scratch.
+	order, low []int32
+	onStack    []bool
+	stack      []uint32
+	call       []tarjanFrame
+	refBuf     []uint32
+}
+
+// PrepareKnown finds the fragment's reference cycles for a Splicer that
+// drops known types (DropKnown), so that Add does not: call it where the
+// fragment is made, beside the other units' splicing. reuse, if not nil,
+// is a spliced fragment whose buffers it takes over.
+func (f *Fragment) PrepareKnown(reuse *Fragment) {
+	if reuse != nil && reuse.graph != nil && reuse != f {
+		f.graph, reuse.graph = reuse.graph, nil
+	}
+	if f.graph == nil {
+		f.graph = &unitGraph{}
+	}
+	f.graph.build(f.Types, len(f.Strs)+1)
+}
+
+// build finds src's components; names (fragment string indexes) must be
+// below strs.
+func (g *unitGraph) build(src *Types, strs int) {
+	n := uint32(src.Len())
+	g.src, g.n = src, n
+	g.comps, g.compEnd = g.comps[:0], g.compEnd[:0]
+	if g.ok = checkUnit(src, strs); !g.ok {
+		return
+	}
+	m := int(n) + 2
+	g.order = resize(g.order, m)
+	g.low = resize(g.low, m)
+	g.onStack = resize(g.onStack, m)
+	g.inComp = resize(g.inComp, m)
+	clear(g.onStack)
+	for i := range g.order {
+		g.order[i] = -1
+	}
+	g.stack, g.call = g.stack[:0], g.call[:0]
+	g.components(src)
+}
+
+type tarjanFrame struct {
+	v    uint32
+	refs []uint32 // references of v still to look at
+}
+
+// reset sizes the scratch for a unit of n types.
+func (u *unitKnown) reset(n uint32) {
+	u.n = n
+	m := int(n) + 2
+	u.state = resize(u.state, m)
+	u.to = resize(u.to, m)
+	u.num = resize(u.num, m)
+	clear(u.state)
+	for i := range u.num {
+		u.num[i] = -1
+	}
+}
+
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// localRefs appends to dst the local references (1..n) of type x of src.
+func localRefs(dst []uint32, src *Types, x, n uint32) []uint32 {
+	w := src.typeAt(int(x - 1))
+	l := idFields(infoKind(w[1]))
+	for _, f := range l.fixed[:l.nfixed] {
+		if r := w[f]; r >= 1 && r <= n {
+			dst = append(dst, r)
+		}
+	}
+	if l.stride != 0 {
+		for i := headerWords + int(l.elem); i < len(w); i += int(l.stride) {
+			if r := w[i]; r >= 1 && r <= n {
+				dst = append(dst, r)
+			}
+		}
+	}
+	return dst
+}
+
+// components finds the strongly connected components of the unit's
+// reference graph (Tarjan's algorithm, without recursion).
+func (g *unitGraph) components(src *Types) {
+	u := g
+	n := g.n
+	var counter int32
+	refBuf := u.refBuf[:0]
+	defer func() { u.refBuf = refBuf[:0] }()
+	for root := uint32(1); root <= n; root++ {
+		if u.order[root] >= 0 {
+			continue
+		}
+		u.call = append(u.call[:0], u.visit(src, root, &counter, &refBuf))
+		for len(u.call) > 0 {
+			top := &u.call[len(u.call)-1]
+			if len(top.refs) > 0 {
+				r := top.refs[0]
+				top.refs = top.refs[1:]
+				switch {
+				case u.order[r] < 0:
+					u.call = append(u.call, u.visit(src, r, &counter, &refBuf))
+				case u.onStack[r]:
+					u.low[top.v] = min(u.low[top.v], u.order[r])
+				}
+				continue
+			}
+			v := top.v
+			u.call = u.call[:len(u.call)-1]
+			if len(u.call) > 0 {
+				p := u.call[len(u.call)-1].v
+				u.low[p] = min(u.low[p], u.low[v])
+			}
+			if u.low[v] != u.order[v] {
+				continue
+			}
+			c := int32(len(u.compEnd))
+			for {
+				x := u.stack[len(u.stack)-1]
+				u.stack = u.stack[:len(u.stack)-1]
+				u.onStack[x] = false
+				u.comps = append(u.comps, x)
+				u.inComp[x] = c
+				if x == v {
+					break
+				}
+			}
+			u.compEnd = append(u.compEnd, int32(len(u.comps)))
+		}
+	}
+}
+
+func (u *unitGraph) visit(src *Types, v uint32, counter *int32, refBuf *[]uint32) tarjanFrame {
+	u.order[v], u.low[v] = *counter, *counter
+	*counter++
+	u.stack = append(u.stack, v)
+	u.onStack[v] = true
+	start := len(*refBuf)
+	*refBuf = localRefs(*refBuf, src, v, u.n)
+	return tarjanFrame{v: v, refs: (*refBuf)[start:len(*refBuf):len(*refBuf)]}
+}
+
+// translate writes type x's words to u.buf with names through remap and
+// references outside component c through u.to (void and the index type
+// included); the positions of references inside c go to u.internal (their
+// words keep the local id). It reports the weakest state among the
+// references outside c: knownDropped if all may be matched and are
+// dropped (or void or the index), knownKept if some go to kept types,
+// knownOpaque if some go to opaque ones.
+func (u *unitKnown) translate(src *Types, x uint32, c int32, remap []uint32) uint8 {
+	w := src.typeAt(int(x - 1))
+	u.buf = append(u.buf[:0], w...)
+	u.internal = u.internal[:0]
+	k := infoKind(w[1])
+	forEachFieldIndex(u.buf, strFields(k), func(i int) {
+		u.buf[i] = remap[u.buf[i]]
+	})
+	worst := knownDropped
+	forEachFieldIndex(u.buf, idFields(k), func(i int) {
+		r := u.buf[i]
+		switch {
+		case r == 0:
+		case r <= u.n && u.g.inComp[r] == c:
+			u.internal = append(u.internal, i)
+		default: // r <= n+1: the unit was checked
+			switch s := u.state[r]; {
+			case r == u.n+1 || s == knownDropped:
+			case s == knownOpaque:
+				worst = knownOpaque
+			case worst != knownOpaque:
+				worst = knownKept
+			}
+			u.buf[i] = u.to[r]
+		}
+	})
+	return worst
+}
+
+// forEachFieldIndex calls fn with the index in w of every word that
+// layout l describes, in increasing order.
+func forEachFieldIndex(w []uint32, l fieldLayout, fn func(i int)) {
+	for _, f := range l.fixed[:l.nfixed] {
+		fn(int(f))
+	}
+	if l.stride == 0 {
+		return
+	}
+	for i := headerWords + int(l.elem); i < len(w); i += int(l.stride) {
+		fn(i)
+	}
+}
+
+// cycleHash hashes component c's types from root: the types in walk order
+// (breadth first through references inside c, in field order), each as
+// global words whose references inside c are internalRef | their number
+// in the walk. words(x) gives x's words and the positions of its
+// references inside c (translate's u.buf and u.internal).
+func (u *unitKnown) cycleHash(root uint32, words func(x uint32) ([]uint32, []int)) uint64 {
+	u.walk = append(u.walk[:0], root)
+	u.num[root] = 0
+	h := uint64(0x27d4eb2f165667c5)
+	for i := 0; i < len(u.walk); i++ {
+		w, internal := words(u.walk[i])
+		for _, p := range internal {
+			r := w[p]
+			if u.num[r] < 0 {
+				u.num[r] = int32(len(u.walk))
+				u.walk = append(u.walk, r)
+			}
+			w[p] = internalRef | uint32(u.num[r])
+		}
+		h = hashWords(h, w)
+	}
+	for _, x := range u.walk {
+		u.num[x] = -1
+	}
+	return h
+}
+
+// knownSplice is a Splicer's state for dropping known types.
+type knownSplice struct {
+	table   knownTable
+	u       unitKnown
+	dropped int // types dropped so far
+	// targets has a bit set for each type that dropped types went to.
+	targets []uint64
+	// defs holds, per struct or union name (its offset << 1) and typedef
+	// name (offset << 1 | 1), a hash of its first definition's words but
+	// for its references; suspect, the names that have had a second,
+	// different one.
+	defs    map[uint64]uint64
+	suspect map[uint64]bool
+	// enumDecls holds the names of the enums declared (without values)
+	// by the units spliced so far.
+	enumDecls map[uint32]bool
+}
+
+// checkUnit reports whether every reference of src's types is void, a
+// local id or the index type (n+1), and every name an index into remap:
+// what splicing accepts. A unit that fails is spliced whole, and the
+// splice reports the error.
+func checkUnit(src *Types, strs int) bool {
+	n := uint32(src.Len())
+	for i := range src.offs {
+		w := src.typeAt(i)
+		if len(w) < headerWords {
+			return false
+		}
+		k := infoKind(w[1])
+		ok := true
+		forEachFieldIndex(w, idFields(k), func(j int) {
+			if j >= len(w) || w[j] > n+1 {
+				ok = false
+			}
+		})
+		forEachFieldIndex(w, strFields(k), func(j int) {
+			if j >= len(w) || int(w[j]) >= strs {
+				ok = false
+			}
+		})
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// spliceKnown appends the CU types of src (local ids 1..n, n+1 the array
+// index type, whose global id is index) to s.dst, dropping those equal to
+// known types when lookups is set, and remembers the ones it appends. It
+// returns the global id of each local id (to[0] = 0, to[n+1] = index), or
+// nil when the unit is not well formed (splice it whole instead).
+func (s *Splicer) spliceKnown(f *Fragment, index TypeID, lookups bool) []uint32 {
+	k := s.known
+	u := &k.u
+	src := f.Types
+	u.g = f.graph
+	if u.g == nil || u.g.src != src || u.g.n != uint32(src.Len()) {
+		u.g = &u.own
+		u.g.build(src, len(s.remap))
+	}
+	if !u.g.ok {
+		return nil
+	}
+	n := uint32(src.Len())
+	u.reset(n)
+	u.to[0], u.to[n+1] = 0, uint32(index)
+	g := u.g
+	u.enumDecls(s, src)
+	k.noteDefinitions(src, s.remap)
+	start := int32(0)
+	for c, end := range g.compEnd {
+		u.decide(s, src, int32(c), g.comps[start:end], lookups)
+		start = end
+	}
+	if lookups && u.collides(s, src) {
+		// Two of the unit's types are copies of one earlier type that
+		// libbpf tells apart: it compares them as two types (a kept type's
+		// equivalence may hinge on it), so the unit is spliced whole.
+		clear(u.state)
+		start = 0
+		for c, end := range g.compEnd {
+			u.decide(s, src, int32(c), g.comps[start:end], false)
+			start = end
+		}
+	}
+	next := uint32(s.dst.NextID())
+	for x := uint32(1); x <= n; x++ {
+		if u.state[x] != knownDropped {
+			u.to[x] = next
+			next++
+		} else {
+			k.dropped++
+			k.markTarget(u.to[x])
+		}
+	}
+	s.appendKept(src)
+	if k.enumDecls == nil {
+		k.enumDecls = map[uint32]bool{}
+	}
+	for name := range u.decls {
+		k.enumDecls[name] = true
+	}
+	start = 0
+	for c, end := range g.compEnd {
+		u.learn(s, src, int32(c), g.comps[start:end])
+		start = end
+	}
+	return u.to[:n+2]
+}
+
+// decide sets the state of the members of component c.
+func (u *unitKnown) decide(s *Splicer, src *Types, c int32, members []uint32, lookups bool) {
+	set := func(st uint8) {
+		for _, x := range members {
+			u.state[x] = st
+		}
+	}
+	if len(members) > maxKnownCycle {
+		set(knownOpaque)
+		return
+	}
+	for _, x := range members {
+		w := src.typeAt(int(x - 1))
+		switch infoKind(w[1]) {
+		case KindVar, KindDatasec: // libbpf keeps every one
+			set(knownOpaque)
+			return
+
+		case KindStruct, KindUnion, KindArray, KindTypedef, KindFwd:
+			if k := infoKind(w[1]); k != KindArray && s.known.suspect[uint64(s.remap[w[0]])<<1|uint64(b2u(k == KindTypedef))] {
+				set(knownOpaque) // see noteDefinitions
+				return
+			}
+			if holdsDecl(src, w) {
+				set(knownOpaque)
+				return
+			}
+		case KindEnum, KindEnum64:
+			// libbpf maps an enum declaration to the first compatible
+			// enum, and a full enum takes over the declarations of its
+			// name that came before it (the last one wins): neither may
+			// go unseen.
+			if infoVlen(w[1]) == 0 || u.declaredBefore(s, w[0], x) {
+				set(knownOpaque)
+				return
+			}
+		}
+	}
+	if len(members) == 1 {
+		x := members[0]
+		w := u.translate(src, x, c, s.remap)
+		switch {
+		case len(u.internal) > 0: // refers to itself: a cycle of one
+		case w == knownOpaque:
+			u.state[x] = knownOpaque
+			return
+		case w == knownKept || !lookups:
+			u.state[x] = knownKept
+			return
+		default:
+			u.state[x] = knownKept
+			h := hashWords(0, u.buf)
+			if g := s.known.table.find(h, func(id uint32) bool { return sameWords(s.dst.raw(TypeID(id)), u.buf) }); g != 0 {
+				u.state[x], u.to[x] = knownDropped, g
+			}
+			return
+		}
+	}
+	if u.selfSimilar(src, members) || !hasPtr(src, members) {
+		set(knownOpaque)
+		return
+	}
+	worst := knownDropped
+	for _, x := range members {
+		switch w := u.translate(src, x, c, s.remap); {
+		case w == knownOpaque:
+			worst = knownOpaque
+		case w == knownKept && worst != knownOpaque:
+			worst = knownKept
+		}
+	}
+	if worst == knownOpaque {
+		set(knownOpaque)
+		return
+	}
+	set(knownKept)
+	if worst == knownKept || !lookups {
+		return
+	}
+	root := slicesMin(members)
+	words := func(x uint32) ([]uint32, []int) {
+		u.translate(src, x, c, s.remap)
+		return u.buf, u.internal
+	}
+	h := u.cycleHash(root, words)
+	if g := s.known.table.find(h, func(id uint32) bool { return u.pairWalk(s, src, c, root, id, len(members)) }); g != 0 {
+		for _, x := range members {
+			u.state[x], u.to[x] = knownDropped, u.pair[x]
+		}
+	}
+}
+
+// Names with several definitions. libbpf resolves a FWD, and matches a
+// typedef or struct through one, to the first definition of its name
+// that a struct pass walk pairs it with; when a name has several
+// definitions, dropping copies changes which walk comes first. So no type
+// is dropped whose closure holds a struct, union, typedef or FWD of a name
+// already defined twice (noteDefinitions: definitions differing in their
+// words but for references, a prediction); and since a second definition
+// may come in a later unit, after copies holding the name were dropped,
+// Splicer.KnownUnsure checks the result for names that ended with
+// several definitions in a dropped closure: the encode is then done again
+// without dropping.
+
+// noteDefinitions records the unit's struct, union and typedef
+// definitions before its types are decided.
+func (k *knownSplice) noteDefinitions(src *Types, remap []uint32) {
+	if k.defs == nil {
+		k.defs, k.suspect = map[uint64]uint64{}, map[uint64]bool{}
+	}
+	for i := range src.offs {
+		w := src.typeAt(i)
+		kind := infoKind(w[1])
+		if kind != KindStruct && kind != KindUnion && kind != KindTypedef || w[0] == 0 {
+			continue
+		}
+		name := uint64(remap[w[0]])<<1 | uint64(b2u(kind == KindTypedef))
+		h := uint64(0x9e3779b97f4a7c15)
+		ids, strs := idFields(kind), strFields(kind)
+		for j, x := range w[1:] {
+			switch {
+			case isField(ids, j+1):
+				x = 0
+			case isField(strs, j+1):
+				x = remap[x]
+			}
+			h = (h ^ uint64(x)) * 0x100000001b3
+		}
+		if first, ok := k.defs[name]; !ok {
+			k.defs[name] = h
+		} else if first != h {
+			k.suspect[name] = true
+		}
+	}
+}
+
+// isField reports whether word j of a type is one that layout l
+// describes.
+func isField(l fieldLayout, j int) bool {
+	for _, f := range l.fixed[:l.nfixed] {
+		if int(f) == j {
+			return true
+		}
+	}
+	return l.stride != 0 && j >= headerWords+int(l.elem) && (j-headerWords-int(l.elem))%int(l.stride) == 0
+}
+
+func (k *knownSplice) markTarget(id uint32) {
+	for int(id/64) >= len(k.targets) {
+		k.targets = append(k.targets, 0)
+	}
+	k.targets[id/64] |= 1 << (id % 64)
+}
+
+// KnownUnsure reports whether the dedup out of the spliced types might
+// differ from that of all the types, had none been dropped: whether a
+// dropped type went to a type whose closure holds a struct, union or FWD
+// of a name that out holds several structs or unions of, or a typedef of
+// a name it holds several typedefs of. It returns the first such name.
+func (s *Splicer) KnownUnsure(out *Types) (string, bool) {
+	k := s.known
+	if k == nil || k.dropped == 0 {
+		return "", false
+	}
+	names := ambiguousNames(out)
+	if len(names) == 0 {
+		return "", false
+	}
+	t := s.dst
+	first := uint32(t.FirstID())
+	n := uint32(t.NextID())
+	// A walk over the spliced types from every target; a type seen from
+	// one target need not be walked again from another.
+	seen := make([]uint64, (n-first)/64+1)
+	var stack []uint32
+	push := func(id uint32) {
+		if id < first || id >= n {
+			return
+		}
+		b := id - first
+		if seen[b/64]&(1<<(b%64)) == 0 {
+			seen[b/64] |= 1 << (b % 64)
+			stack = append(stack, id)
+		}
+	}
+	for i, word := range k.targets {
+		for word != 0 {
+			push(uint32(i*64) + uint32(bits.TrailingZeros64(word)))
+			word &= word - 1
+		}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			w := t.raw(TypeID(x))
+			kind := infoKind(w[1])
+			key := ""
+			switch kind {
+			case KindStruct, KindUnion, KindFwd:
+				key = "s:"
+			case KindTypedef:
+				key = "t:"
+			}
+			if key != "" && w[0] != 0 {
+				if nm := key + t.Strings.String(w[0]); names[nm] {
+					return nm[2:], true
+				}
+			}
+			l := idFields(kind)
+			for j := range w {
+				if isField(l, j) {
+					push(w[j])
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// ambiguousNames returns the names t holds more than one struct or union
+// of ("s:" and the name) or more than one typedef of ("t:").
+func ambiguousNames(t *Types) map[string]bool {
+	seen := map[string]bool{}
+	names := map[string]bool{}
+	for id := t.FirstID(); id < t.NextID(); id++ {
+		key := ""
+		switch t.Kind(id) {
+		case KindStruct, KindUnion:
+			key = "s:"
+		case KindTypedef:
+			key = "t:"
+		default:
+			continue
+		}
+		if nm := t.Name(id); nm != "" {
+			if seen[key+nm] {
+				names[key+nm] = true
+			}
+			seen[key+nm] = true
+		}
+	}
+	return names
+}
+
+// selfSimilar reports whether two types of a cycle have the same words but
+// for their references. libbpf may find such types equivalent to each
+// other and fold the cycle into fewer types, in which case a later copy
+// of the cycle need not fold the same way (its members compared against
+// the folded ones in another order): the cycle is never dropped nor
+// remembered.
+func (u *unitKnown) selfSimilar(src *Types, members []uint32) bool {
+	for i, a := range members {
+		wa := src.typeAt(int(a - 1))
+		for _, b := range members[i+1:] {
+			wb := src.typeAt(int(b - 1))
+			if len(wa) != len(wb) || wa[0] != wb[0] || wa[1] != wb[1] {
+				continue
+			}
+			same := true
+			l := idFields(infoKind(wa[1]))
+			isRef := func(j int) bool {
+				for _, f := range l.fixed[:l.nfixed] {
+					if int(f) == j {
+						return true
+					}
+				}
+				return l.stride != 0 && j >= headerWords+int(l.elem) && (j-headerWords-int(l.elem))%int(l.stride) == 0
+			}
+			for j := range wa {
+				if wa[j] != wb[j] && !isRef(j) {
+					same = false
+					break
+				}
+			}
+			if same {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdsDecl reports whether a struct's or union's member, or an array's
+// element, is (through typedefs and qualifiers) a FWD: a value of a type
+// only declared, which no C program holds, and under which libbpf's
+// FWD-to-struct equivalence makes copies fold differently.
+func holdsDecl(src *Types, w []uint32) bool {
+	n := uint32(src.Len())
+	isDecl := func(r uint32) bool {
+		for steps := 0; r >= 1 && r <= n && steps < 32; steps++ {
+			v := src.typeAt(int(r - 1))
+			switch infoKind(v[1]) {
+			case KindFwd:
+				return true
+			case KindTypedef, KindConst, KindVolatile, KindRestrict, KindTypeTag:
+				r = v[2]
+			default:
+				return false
+			}
+		}
+		return false
+	}
+	if infoKind(w[1]) == KindArray {
+		return isDecl(w[3])
+	}
+	for i := headerWords + 1; i < len(w); i += 3 {
+		if isDecl(w[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPtr reports whether one of members is a pointer. C types refer to
+// themselves only through pointers; a cycle without one (a struct holding
+// itself) is no C program's, and is not dropped.
+func hasPtr(src *Types, members []uint32) bool {
+	for _, x := range members {
+		if infoKind(src.typeAt(int(x - 1))[1]) == KindPtr {
+			return true
+		}
+	}
+	return false
+}
+
+// enumDecls notes the first local id of each name (fragment string
+// index) that the unit declares an enum by (ENUM or ENUM64 without
+// values).
+func (u *unitKnown) enumDecls(s *Splicer, src *Types) {
+	if u.decls == nil {
+		u.decls = map[uint32]uint32{}
+	}
+	clear(u.decls)
+	for i := range src.offs {
+		w := src.typeAt(i)
+		if k := infoKind(w[1]); (k == KindEnum || k == KindEnum64) && infoVlen(w[1]) == 0 {
+			name := s.remap[w[0]]
+			if _, ok := u.decls[name]; !ok {
+				u.decls[name] = uint32(i + 1)
+			}
+		}
+	}
+}
+
+// declaredBefore reports whether an enum of the fragment name name was
+// declared (without values) before local type x: in an earlier unit or
+// earlier in this one.
+func (u *unitKnown) declaredBefore(s *Splicer, name, x uint32) bool {
+	g := s.remap[name]
+	if s.known.enumDecls[g] {
+		return true
+	}
+	first, ok := u.decls[g]
+	return ok && first < x
+}
+
+// collides reports whether two dropped types of the unit go to the same
+// earlier type without being identical the way libbpf tells copies apart
+// (btf_dedup_identical_types, to the depth it uses): libbpf compares such
+// copies as distinct types where the dropped ones have become one.
+func (u *unitKnown) collides(s *Splicer, src *Types) bool {
+	if u.seen == nil {
+		u.seen = map[uint32]uint32{}
+	}
+	clear(u.seen)
+	f := fragmentSource{src}
+	for x := uint32(1); x <= u.n; x++ {
+		if u.state[x] != knownDropped {
+			continue
+		}
+		if first, ok := u.seen[u.to[x]]; ok {
+			if !identicalTypes(f, first, x, identicalDepth) {
+				return true
+			}
+			continue
+		}
+		u.seen[u.to[x]] = x
+	}
+	return false
+}
+
+// fragmentSource gives a fragment's types to identicalTypes: local ids,
+// void, and the array index type (n+1) as a type of no kind, identical
+// only to itself.
+type fragmentSource struct{ t *Types }
+
+var noKind = [headerWords]uint32{0, 31 << 24, 0}
+
+func (f fragmentSource) typ(id uint32) []uint32 {
+	switch {
+	case id == 0:
+		return make([]uint32, headerWords)
+	case int(id) > f.t.Len():
+		return noKind[:]
+	}
+	return f.t.typeAt(int(id - 1))
+}
+
+func (f fragmentSource) limit() uint32 { return uint32(f.t.Len()) + 2 }
+
+// pairWalk reports whether the cycle of component c (size members, from
+// root) and the types reached from global type g are the same: walked
+// side by side, every pair of types has the same words once references
+// leaving the cycle are global, and references inside it pair the
+// cycle's types one to one with global types. u.pair holds the pairs.
+func (u *unitKnown) pairWalk(s *Splicer, src *Types, c int32, root, g uint32, size int) bool {
+	if u.pair == nil {
+		u.pair, u.rev = map[uint32]uint32{}, map[uint32]uint32{}
+	}
+	clear(u.pair)
+	clear(u.rev)
+	u.pair[root], u.rev[g] = g, root
+	u.walk = append(u.walk[:0], root)
+	for i := 0; i < len(u.walk); i++ {
+		x := u.walk[i]
+		gw := s.dst.raw(TypeID(u.pair[x]))
+		u.translate(src, x, c, s.remap)
+		if len(gw) != len(u.buf) {
+			return false
+		}
+		in := u.internal
+		for j, w := range u.buf {
+			if len(in) > 0 && in[0] == j {
+				in = in[1:]
+				gr := gw[j]
+				if p, ok := u.pair[w]; ok {
+					if p != gr {
+						return false
+					}
+					continue
+				}
+				if _, taken := u.rev[gr]; taken {
+					return false
+				}
+				u.pair[w], u.rev[gr] = gr, w
+				u.walk = append(u.walk, w)
+				continue
+			}
+			if w != gw[j] {
+				return false
+			}
+		}
+	}
+	return len(u.walk) == size
+}
+
+// learn remembers the kept members of component c, whose global ids are
+// set: a type by the hash of its words, a cycle's types each by the hash
+// of the cycle walked from it.
+func (u *unitKnown) learn(s *Splicer, src *Types, c int32, members []uint32) {
+	if u.state[members[0]] != knownKept {
+		return
+	}
+	t := &s.known.table
+	words := func(x uint32) ([]uint32, []int) {
+		u.translate(src, x, c, s.remap)
+		return u.buf, u.internal
+	}
+	if len(members) == 1 && !u.selfRef(src, members[0]) {
+		x := members[0]
+		t.add(hashWords(0, s.dst.raw(TypeID(u.to[x]))), u.to[x])
+		return
+	}
+	for _, x := range members {
+		t.add(u.cycleHash(x, words), u.to[x])
+	}
+}
+
+// appendKept appends the kept CU types of src to s.dst: names through
+// s.remap, references through u.to.
+func (s *Splicer) appendKept(src *Types) {
+	u := &s.known.u
+	dst := s.dst
+	for x := uint32(1); x <= u.n; x++ {
+		if u.state[x] == knownDropped {
+			continue
+		}
+		w := src.typeAt(int(x - 1))
+		base := len(dst.words)
+		dst.offs = append(dst.offs, uint32(base))
+		dst.words = append(dst.words, w...)
+		nw := dst.words[base:]
+		k := infoKind(nw[1])
+		l := strFields(k)
+		for _, f := range l.fixed[:l.nfixed] {
+			nw[f] = s.remap[nw[f]]
+		}
+		if l.stride != 0 {
+			for i := headerWords + int(l.elem); i < len(nw); i += int(l.stride) {
+				nw[i] = s.remap[nw[i]]
+			}
+		}
+		l = idFields(k)
+		for _, f := range l.fixed[:l.nfixed] {
+			nw[f] = u.to[nw[f]]
+		}
+		if l.stride != 0 {
+			for i := headerWords + int(l.elem); i < len(nw); i += int(l.stride) {
+				nw[i] = u.to[nw[i]]
+			}
+		}
+	}
+}
+
+// selfRef reports whether local type x refers to itself.
+func (u *unitKnown) selfRef(src *Types, x uint32) bool {
+	start := len(u.refBuf)
+	refs := localRefs(u.refBuf, src, x, u.n)
+	u.refBuf = refs[:start]
+	for _, r := range refs[start:] {
+		if r == x {
+			return true
+		}
+	}
+	return false
+}
+
+func sameWords(a, b []uint32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func slicesMin(s []uint32) uint32 {
+	m := s[0]
+	for _, x := range s[1:] {
+		m = min(m, x)
+	}
+	return m
+}

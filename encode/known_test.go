@@ -1,0 +1,57 @@
+package encode
+
+import (
+	"encoding/binary"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/btfgate/btfgate/btfdiff"
+	"github.com/btfgate/btfgate/features"
+)
+
+// TestFixtureKnown encodes the known programs (testdata/fixtures/known):
+// units that repeat each other's types. plain.gcc.exe's second unit
+// repeats the first's types, which are dropped before the dedup; in
+// twice.*.exe a third unit brings another struct foo after those copies
+// were dropped, so the encode is done again keeping them. Either way the
+// BTF equals pahole 1.31's.
+func TestFixtureKnown(t *testing.T) {
+	for _, c := range []struct {
+		obj   string
+		twice bool
+	}{
+		{"known/plain.gcc.exe", false},
+		{"known/twice.gcc.exe", true},
+		{"known/twice.clang19.exe", true},
+	} {
+		t.Run(c.obj, func(t *testing.T) {
+			v := encodeFixture(t, c.obj, features.Default())
+			switch {
+			case c.twice && !strings.Contains(v.res.KnownRedone, `"foo"`):
+				t.Errorf("encoded once (KnownRedone %q), want a second time for struct foo's two definitions", v.res.KnownRedone)
+			case !c.twice && v.res.KnownRedone != "":
+				t.Errorf("encoded twice (%s), want once", v.res.KnownRedone)
+			case !c.twice && v.res.Known == 0:
+				t.Errorf("no types dropped as copies; the second unit repeats the first's")
+			}
+			raw, err := v.res.Types.Marshal(binary.LittleEndian)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ours, err := btfdiff.FromBytes("btfgate", raw, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			theirs, err := btfdiff.Load(filepath.Join(fixtureDir, filepath.Dir(c.obj), "expected", filepath.Base(c.obj)+".pahole-1.31.default.btf"), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep := btfdiff.Compare(theirs, ours); !rep.Equal() {
+				var b strings.Builder
+				_ = rep.WriteText(&b, 40)
+				t.Errorf("BTF differs from pahole 1.31's (A = pahole, B = btfgate):\n%s", b.String())
+			}
+		})
+	}
+}
