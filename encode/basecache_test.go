@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -180,5 +181,47 @@ func TestBaseCacheDamagedAnywhere(t *testing.T) {
 		if res.BaseCached && at < 104 { // the fields the sum covers
 			t.Errorf("byte %d of the header changed: the file was used", at)
 		}
+	}
+}
+
+// TestBaseCacheELFBase: a base given as an ELF file's .BTF section (as
+// Kbuild passes vmlinux) is found in the cache by reading the section from
+// the file, as a raw base file is: the same prepared base serves both, and
+// the encodes give the bytes of one without the cache.
+func TestBaseCacheELFBase(t *testing.T) {
+	objcopy, err := exec.LookPath("objcopy")
+	if err != nil {
+		t.Skip("no objcopy")
+	}
+	dir := t.TempDir()
+	baseFile, input := splitFixture(t, dir)
+	elfBase := filepath.Join(dir, "vmlinux")
+	// Any ELF file will do as the container: the section is what is read.
+	if out, err := exec.Command(objcopy, "--add-section", ".BTF="+baseFile, fixturePath(t, "tags.clang-dwarf5.o"), elfBase).CombinedOutput(); err != nil {
+		t.Fatalf("objcopy: %v\n%s", err, out)
+	}
+	opts := func(base string, c *BaseCache) Options {
+		return Options{Features: features.Default(), Jobs: 2, BasePath: base, BaseCache: c}
+	}
+	_, want := encodeBytes(t, input, opts(elfBase, nil), binary.LittleEndian)
+	cacheDir := filepath.Join(dir, "cache")
+	for i, step := range []struct {
+		base string
+		hit  bool
+	}{{elfBase, false}, {elfBase, true}, {baseFile, true}, {elfBase, true}} {
+		c := NewBaseCache(cacheDir) // as a new process
+		res, got := encodeBytes(t, input, opts(step.base, c), binary.LittleEndian)
+		if !bytes.Equal(got, want) {
+			t.Errorf("step %d (%s): %d bytes of split BTF, without the cache %d, not the same", i, step.base, len(got), len(want))
+		}
+		if res.BaseCached != step.hit {
+			t.Errorf("step %d (%s): BaseCached = %v, want %v", i, step.base, res.BaseCached, step.hit)
+		}
+		c.Close()
+	}
+	c := NewBaseCache(cacheDir)
+	defer c.Close()
+	if got, looked := c.loadFile(elfBase); got == nil || !looked {
+		t.Errorf("loadFile of the ELF base: types %v, looked %v; want them read from the section", got != nil, looked)
 	}
 }
