@@ -127,7 +127,11 @@ func MarshalPrepared(t *Types, raw []byte) ([]byte, error) {
 
 // preparedSum is the CRC-32C of the header's fields, the snapshot (snapLen
 // bytes after the header) and what follows the raw BTF from offsAt (the
-// raw BTF is compared whole).
+// raw BTF is compared whole with the base, so a base other than the one
+// stored is never used). Damage to the summed bytes goes unnoticed only if
+// the polynomial divides it: never for a burst of 32 bits or less, else
+// with a chance of 2^-32; the tables' and offsets' checks then keep such a
+// file from sending the dedup out of bounds or round a cycle.
 func preparedSum(data []byte, snapLen, offsAt int) uint32 {
 	tab := crc32.MakeTable(crc32.Castagnoli)
 	sum := crc32.Update(crc32.Checksum(data[:preparedSumAt], tab), tab, data[preparedHeader:preparedHeader+snapLen])
