@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // Dedup returns the deduplicated, compacted equivalent of t, computed as
@@ -301,6 +302,16 @@ type deduper struct {
 	// canonical reference type, and compaction (as libbpf does) to hold
 	// the new ids of own types.
 	hypot []uint32
+	// hypotLazy: ids below it (the lazy base's, see lazyBase) have their
+	// part of hypot written a page at a time, and a page that setHypot has
+	// not written is not read (hypotOf gives unprocessedID, what it holds):
+	// a fresh page read first maps the zero page, and the write after it
+	// faults again and flushes the TLB of every CPU running the process.
+	// hypotPages has a bit per 4 KiB page of the array, hypotPhase is the
+	// index of hypot[0] in its page. 0 once the array is copied (extend),
+	// which writes every page.
+	hypotLazy, hypotPhase uint32
+	hypotPages            []uint64
 
 	hypotList []uint32
 	// adjustCanon records that a hypothetical mapping would need to resolve a
@@ -379,6 +390,11 @@ func newDeduper(t *Types, room int) (*deduper, error) {
 			total += len(b.words)
 		}
 		d.words = make([]uint32, 0, total)
+	}
+	if d.lazyBase > 0 {
+		d.hypotLazy = d.lazyBase
+		d.hypotPhase = uint32(uintptr(unsafe.Pointer(unsafe.SliceData(d.hypot))) % 4096 / 4)
+		d.hypotPages = make([]uint64, (d.lazyBase+d.hypotPhase)/1024/64+1)
 	}
 	own, ownRoom := n-int(d.lazyBase), max(n, room)-int(d.lazyBase)
 	d.offs = make([]uint32, own+1, ownRoom+1)
@@ -500,7 +516,11 @@ func (d *deduper) extend(t *Types, checked uint32) error {
 	d.offs = extendTo(d.offs, int(n)+1-lo, room+1-lo)
 	d.kinds = extendTo(d.kinds, int(n)-lo, room-lo)
 	d.canon = extendTo(d.canon, int(n)-lo, room-lo)
-	d.hypot = extendTo(d.hypot, int(n), room)
+	if h := extendTo(d.hypot, int(n), room); unsafe.SliceData(h) != unsafe.SliceData(d.hypot) {
+		d.hypot, d.hypotLazy = h, 0 // copied whole
+	} else {
+		d.hypot = h
+	}
 	if err := d.initRange(t, d.start, d.ownShift, have, t.Len()); err != nil {
 		return err
 	}
@@ -579,10 +599,23 @@ func (d *deduper) setCanon(id, c uint32) {
 }
 
 // hypotOf returns libbpf's d->hypot_map[id].
-func (d *deduper) hypotOf(id uint32) uint32 { return ^d.hypot[id] }
+func (d *deduper) hypotOf(id uint32) uint32 {
+	if id < d.hypotLazy {
+		if p := (id + d.hypotPhase) / 1024; d.hypotPages[p/64]&(1<<(p%64)) == 0 {
+			return unprocessedID // a page not written: zeros
+		}
+	}
+	return ^d.hypot[id]
+}
 
 // setHypot sets libbpf's d->hypot_map[id] to v.
-func (d *deduper) setHypot(id, v uint32) { d.hypot[id] = ^v }
+func (d *deduper) setHypot(id, v uint32) {
+	if id < d.hypotLazy {
+		p := (id + d.hypotPhase) / 1024
+		d.hypotPages[p/64] |= 1 << (p % 64)
+	}
+	d.hypot[id] = ^v
+}
 
 // isMapped reports whether id has a canonical type (is_type_mapped).
 func (d *deduper) isMapped(id uint32) bool { return d.canonOf(id) <= maxMappedID }

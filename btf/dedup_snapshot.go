@@ -310,27 +310,29 @@ type tableCheck struct {
 }
 
 func (c *tableCheck) slots(slots []candSlot) error {
-	nEntries, nextID, used := int32(min(c.nEntries, maxMappedID)), c.nextID, 0
+	// Unsigned compares keep the loop to branches that are never taken
+	// on a good table (a slot is in use or not at random).
+	nEntries, nextID, used := uint32(min(c.nEntries, maxMappedID)), c.nextID, 0
 	for i := range slots {
 		sl := &slots[i]
-		if sl.head < -1 || sl.head >= nEntries || sl.id&^multiBit >= nextID {
+		if uint32(sl.head+1) > nEntries || sl.id&^multiBit >= nextID { // head in [-1, nEntries)
 			return errors.New("bad slot")
 		}
-		if sl.head >= 0 {
-			used++
-		}
+		used += int(^uint32(sl.head) >> 31) // head >= 0
 	}
 	c.used += used
 	return nil
 }
 
 func (c *tableCheck) entries(entries []candEntry) error {
-	nextID, done := c.nextID, int32(min(c.done, maxMappedID))
+	// An entry's next is in [-1, its own index); it reads uint32(next+1) <= index.
+	nextID, limit := c.nextID, uint32(min(c.done, maxMappedID))
 	for i := range entries {
 		e := &entries[i]
-		if e.id >= nextID || e.next < -1 || e.next >= done+int32(i) || e.parity > 1 {
+		if e.id >= nextID || uint32(e.next+1) > limit || e.parity > 1 {
 			return errors.New("bad entry")
 		}
+		limit++
 	}
 	c.done += len(entries)
 	return nil

@@ -3,8 +3,11 @@ package btf
 import (
 	"bytes"
 	"encoding/binary"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // smallBase is raw BTF of a few types, little endian.
@@ -362,4 +365,72 @@ func TestPreparedFromRejects(t *testing.T) {
 	if _, err := load(buf[4:], raw); err == nil {
 		t.Error("misaligned data loaded")
 	}
+}
+
+// BenchmarkPreparedChecks times the checks LoadPreparedFrom makes of a
+// prepared reference base beside its reads: the dedup tables' slots and
+// entries, the type offsets; and the whole load from files in the page
+// cache.
+func BenchmarkPreparedChecks(b *testing.B) {
+	raw := readReference(b, "amd64.default.btf")
+	_, data := prepare(b, raw)
+	l, err := preparedLayoutOf(data[:preparedHeader], uint64(len(data)), uint64(len(raw)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	nextID := uint32(min(l.nTypes+1, maxMappedID))
+	nSlots := binary.LittleEndian.Uint64(data[preparedHeader:])
+	nEntries := binary.LittleEndian.Uint64(data[preparedHeader+32:])
+	slots := unsafe.Slice((*candSlot)(unsafe.Pointer(&data[preparedHeader+40])), nSlots)
+	entries := unsafe.Slice((*candEntry)(unsafe.Pointer(&data[preparedHeader+40+16*nSlots])), nEntries)
+	b.Run("slots", func(b *testing.B) {
+		for b.Loop() {
+			c := tableCheck{nextID: nextID, nEntries: int(nEntries)}
+			if err := c.slots(slots); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("entries", func(b *testing.B) {
+		for b.Loop() {
+			c := tableCheck{nextID: nextID, nEntries: int(nEntries)}
+			if err := c.entries(entries); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("offsets", func(b *testing.B) {
+		offs := unsafe.Slice((*uint32)(unsafe.Pointer(&data[l.offsAt])), l.nTypes)
+		for b.Loop() {
+			if err := l.checkOffsets(offs, 0, new(uint32)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("load", func(b *testing.B) {
+		dir := b.TempDir()
+		dataFile, rawFile := filepath.Join(dir, "prepared"), filepath.Join(dir, "raw")
+		if err := os.WriteFile(dataFile, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(rawFile, raw, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		df, err := os.Open(dataFile)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer df.Close()
+		rf, err := os.Open(rawFile)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer rf.Close()
+		b.SetBytes(int64(len(data) + len(raw)))
+		for b.Loop() {
+			if _, err := LoadPreparedFrom(data, df, rf, int64(len(raw))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

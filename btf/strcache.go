@@ -83,6 +83,12 @@ func (x *StringSections) caches() []strSection {
 	for i, sec := range x.data {
 		r := newStrRuns(sec)
 		c[i] = strSection{strRuns: r, slots: make([]strSlot, r.runs)}
+		// Written before the splicer reads it (a fresh page read first
+		// maps the zero page, and the write after it faults again and
+		// flushes the TLB of every CPU running the process); a module's
+		// names are spread over its string section, so its pages are
+		// written anyway.
+		clear(c[i].slots)
 	}
 	return c
 }
@@ -92,15 +98,23 @@ func newStrRuns(sec []byte) *strRuns {
 	s := &strRuns{StrSpan: StrSpan{uintptr(unsafe.Pointer(unsafe.SliceData(sec))), uintptr(len(sec))},
 		nul: make([]uint64, (len(sec)+63)/64)}
 	runs := 1 // the last run may lack its NUL
+	// Each word of nul is written once, not read first (see caches).
+	word, w := 0, uint64(0)
 	for i := 0; ; {
 		j := bytes.IndexByte(sec[i:], 0)
 		if j < 0 {
 			break
 		}
 		i += j
-		s.nul[i/64] |= 1 << (i % 64)
+		if i/64 != word {
+			s.nul[word], word, w = w, i/64, 0
+		}
+		w |= 1 << (i % 64)
 		runs++
 		i++
+	}
+	if len(s.nul) > 0 {
+		s.nul[word] = w
 	}
 	s.rank = make([]uint32, len(s.nul))
 	n := uint32(0)

@@ -112,6 +112,11 @@ func (l *localStrings) Add(s string) uint32 {
 func (l *localStrings) grow() {
 	old := l.slots
 	l.slots = make([]localSlot, max(2*len(old), 1024))
+	// Written before it is read: the probes below would read fresh pages
+	// first, which maps the zero page, and the write after it faults again
+	// and flushes the TLB of each CPU running the process. A table at
+	// half its load has every page written anyway.
+	clear(l.slots)
 	mask := len(l.slots) - 1
 	l.used = l.used[:0]
 	for _, slot := range old {

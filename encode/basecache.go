@@ -69,10 +69,12 @@ type baseLoaded struct {
 // load returns the base BTF at path with its strings indexed: from the
 // cache when it holds it, else parsed and then stored.
 func (c *BaseCache) load(path string) (t *btf.Types, how baseLoaded, err error) {
-	// A raw BTF file is read by pieces to find its prepared base: on a
-	// hit it is only hashed and compared with the stored copy, which the
-	// types then alias, and the process need not hold its pages.
-	if t := c.loadRaw(path); t != nil {
+	// A raw BTF file, or an ELF file's .BTF section, is read by pieces to
+	// find its prepared base: on a hit it is only hashed and compared with
+	// the stored copy, which the types then alias, and the process need
+	// not hold its pages.
+	t, looked := c.loadFile(path)
+	if t != nil {
 		how.hit = true
 		return t, how, nil
 	}
@@ -95,9 +97,11 @@ func (c *BaseCache) load(path string) (t *btf.Types, how baseLoaded, err error) 
 	if err != nil {
 		return nil, how, err
 	}
-	if t := c.mapped(name, bytes.NewReader(raw), int64(len(raw))); t != nil {
-		how.hit = true
-		return t, how, nil
+	if !looked { // a compressed section: the copy MapBTF made
+		if t := c.mapped(name, bytes.NewReader(raw), int64(len(raw))); t != nil {
+			how.hit = true
+			return t, how, nil
+		}
 	}
 	raw = bytes.Clone(raw) // the parsed types alias it
 	t, err = parseBase(path, raw, btf.ParseBase)
@@ -150,28 +154,60 @@ func fileName(r io.ReaderAt, n int64) (string, error) {
 // keyBytes is how many bytes at each end of a base fileName sums.
 const keyBytes = 64 << 10
 
-// loadRaw returns the prepared base of the raw BTF file at path if the
-// cache holds it, reading the file by pieces; nil if it does not, or if
-// path is not raw BTF.
-func (c *BaseCache) loadRaw(path string) *btf.Types {
+// loadFile returns the prepared base of the BTF in the file at path if
+// the cache holds it: the whole file if it is raw BTF, else the .BTF
+// section of an ELF file (vmlinux, as Kbuild passes it), read by pieces
+// from the file. looked is false if the BTF could not be read so (a
+// compressed section, or not a regular file): the caller then hashes what
+// loader.MapBTF gives.
+func (c *BaseCache) loadFile(path string) (t *btf.Types, looked bool) {
 	fh, err := inputs.Open(path) // a regular file (a FIFO would block)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	defer fh.Close()
 	st, err := fh.Stat()
 	if err != nil || !st.Mode().IsRegular() {
-		return nil
+		return nil, false
 	}
 	var magic [2]byte
-	if _, err := fh.ReadAt(magic[:], 0); err != nil || !btf.CanPrepare(magic[:]) {
-		return nil
+	if _, err := fh.ReadAt(magic[:], 0); err != nil {
+		return nil, false
 	}
-	name, err := fileName(fh, st.Size())
+	var r io.ReaderAt = fh
+	n := st.Size()
+	if !btf.CanPrepare(magic[:]) {
+		off, size, ok := btfSection(path, n)
+		if !ok {
+			return nil, false
+		}
+		r, n = io.NewSectionReader(fh, off, size), size
+		if _, err := r.ReadAt(magic[:], 0); err != nil || !btf.CanPrepare(magic[:]) {
+			return nil, true // not BTF this host can map: MapBTF's caller parses it
+		}
+	}
+	name, err := fileName(r, n)
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	return c.mapped(name, fh, st.Size())
+	return c.mapped(name, r, n), true
+}
+
+// btfSection returns where the .BTF section of the ELF file at path, of
+// size bytes, lies in it; false if there is none stored as is (compressed
+// sections are not).
+func btfSection(path string, size int64) (off, n int64, ok bool) {
+	f, err := elffile.Open(path) // maps the file, reads its headers only
+	if err != nil {
+		return 0, 0, false
+	}
+	defer f.Close()
+	sec := f.Section(".BTF")
+	if sec == nil || sec.Type == elffile.SHT_NOBITS || sec.Flags&elffile.SHF_COMPRESSED != 0 ||
+		sec.Offset > uint64(size) || sec.Size > uint64(size)-sec.Offset {
+		return 0, 0, false
+	}
+	return int64(sec.Offset), int64(sec.Size), true
 }
 
 // mapped returns the base prepared in file name if it loads for raw, the

@@ -3,7 +3,9 @@ package encode
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/crc32"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/btfgate/btfgate/features"
 	"github.com/btfgate/btfgate/internal/corpus"
+	"github.com/btfgate/btfgate/loader/elffile"
 )
 
 // TestBaseCache: encodes through a BaseCache give the bytes of an encode
@@ -180,5 +183,127 @@ func TestBaseCacheDamagedAnywhere(t *testing.T) {
 		if res.BaseCached && at < 104 { // the fields the sum covers
 			t.Errorf("byte %d of the header changed: the file was used", at)
 		}
+	}
+}
+
+// TestBaseCacheELFBase: a base given as an ELF file's .BTF section (as
+// Kbuild passes vmlinux) is found in the cache by reading the section from
+// the file, as a raw base file is: the same prepared base serves both, and
+// the encodes give the bytes of one without the cache.
+func TestBaseCacheELFBase(t *testing.T) {
+	objcopy, err := exec.LookPath("objcopy")
+	if err != nil {
+		t.Skip("no objcopy")
+	}
+	dir := t.TempDir()
+	baseFile, input := splitFixture(t, dir)
+	elfBase := filepath.Join(dir, "vmlinux")
+	// Any ELF file will do as the container: the section is what is read.
+	if out, err := exec.Command(objcopy, "--add-section", ".BTF="+baseFile, fixturePath(t, "tags.clang-dwarf5.o"), elfBase).CombinedOutput(); err != nil {
+		t.Fatalf("objcopy: %v\n%s", err, out)
+	}
+	opts := func(base string, c *BaseCache) Options {
+		return Options{Features: features.Default(), Jobs: 2, BasePath: base, BaseCache: c}
+	}
+	_, want := encodeBytes(t, input, opts(elfBase, nil), binary.LittleEndian)
+	cacheDir := filepath.Join(dir, "cache")
+	for i, step := range []struct {
+		base string
+		hit  bool
+	}{{elfBase, false}, {elfBase, true}, {baseFile, true}, {elfBase, true}} {
+		c := NewBaseCache(cacheDir) // as a new process
+		res, got := encodeBytes(t, input, opts(step.base, c), binary.LittleEndian)
+		if !bytes.Equal(got, want) {
+			t.Errorf("step %d (%s): %d bytes of split BTF, without the cache %d, not the same", i, step.base, len(got), len(want))
+		}
+		if res.BaseCached != step.hit {
+			t.Errorf("step %d (%s): BaseCached = %v, want %v", i, step.base, res.BaseCached, step.hit)
+		}
+		c.Close()
+	}
+	c := NewBaseCache(cacheDir)
+	defer c.Close()
+	if got, looked := c.loadFile(elfBase); got == nil || !looked {
+		t.Errorf("loadFile of the ELF base: types %v, looked %v; want them read from the section", got != nil, looked)
+	}
+}
+
+// BenchmarkBaseCacheReads times the ways a load could read the reference
+// base's prepared file and the base itself, both in the page cache: by
+// pread in 64 KiB pieces (what btf.LoadPreparedFrom does), with a CRC-32C,
+// with larger pieces, hashing the base instead of comparing it with the
+// stored copy, and through a mapping.
+func BenchmarkBaseCacheReads(b *testing.B) {
+	basePath := corpus.ReferenceFile(b, "amd64.default.btf")
+	c := NewBaseCache(b.TempDir())
+	if _, _, err := c.load(basePath); err != nil {
+		b.Fatal(err)
+	}
+	c.Close()
+	files, _ := filepath.Glob(filepath.Join(c.Dir(), "*.btfbase"))
+	if len(files) != 1 {
+		b.Fatalf("cache holds %v", files)
+	}
+	open := func(path string) (*os.File, int64) {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { f.Close() })
+		st, err := f.Stat()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return f, st.Size()
+	}
+	file, fileSize := open(files[0])
+	base, baseSize := open(basePath)
+	tab := crc32.MakeTable(crc32.Castagnoli)
+	read := func(f *os.File, size int64, piece int, each func(b []byte)) {
+		buf := make([]byte, piece)
+		for off := int64(0); off < size; off += int64(piece) {
+			p := buf[:min(int64(piece), size-off)]
+			if _, err := f.ReadAt(p, off); err != nil {
+				b.Fatal(err)
+			}
+			each(p)
+		}
+	}
+	sum := uint32(0)
+	for _, bm := range []struct {
+		name string
+		run  func()
+	}{
+		{"file/pread", func() { read(file, fileSize, 64<<10, func([]byte) {}) }},
+		{"file/pread+crc32c", func() { read(file, fileSize, 64<<10, func(p []byte) { sum = crc32.Update(sum, tab, p) }) }},
+		{"file/pread256K+crc32c", func() { read(file, fileSize, 256<<10, func(p []byte) { sum = crc32.Update(sum, tab, p) }) }},
+		{"file/mapped+crc32c", func() {
+			data, err := elffile.MapOpen(file)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sum = crc32.Update(sum, tab, data)
+			elffile.Unmap(data)
+		}},
+		{"base/pread+crc32c", func() { read(base, baseSize, 64<<10, func(p []byte) { sum = crc32.Update(sum, tab, p) }) }},
+		{"base/pread+crc32c+ieee", func() {
+			read(base, baseSize, 64<<10, func(p []byte) { sum = crc32.Update(sum, tab, p) ^ crc32.ChecksumIEEE(p) })
+		}},
+		{"base/compare", func() {
+			other := make([]byte, 64<<10)
+			off := int64(0)
+			read(base, baseSize, 64<<10, func(p []byte) {
+				if _, err := base.ReadAt(other[:len(p)], off); err != nil || !bytes.Equal(p, other[:len(p)]) {
+					b.Fatal("compare")
+				}
+				off += int64(len(p))
+			})
+		}},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			for b.Loop() {
+				bm.run()
+			}
+		})
 	}
 }

@@ -9,9 +9,12 @@ import (
 	"github.com/agnivade/levenshtein"
 )
 
-var (
-	unknownField = regexp.MustCompile(`^field (\S+) not found in type rules\.(\w+)$`)
-	cannotDecode = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `(.*)`)? into (\\S+)$")
+// The shapes of yaml.v3's messages that humanYAML rewords. Like the other
+// patterns of this package they are compiled where an error is reworded,
+// not when the package is initialised, which every btfgate process does.
+const (
+	unknownField = `^field (\S+) not found in type rules\.(\w+)$`
+	cannotDecode = "^cannot unmarshal !!(\\w+)(?: `(.*)`)? into (\\S+)$"
 )
 
 // humanYAML rewords yaml.v3's messages about the rules file's shape
@@ -19,7 +22,7 @@ var (
 // `x` into bool") in the file's own terms; other messages are returned as
 // they are.
 func humanYAML(msg string) string {
-	if m := unknownField.FindStringSubmatch(msg); m != nil {
+	if m := regexp.MustCompile(unknownField).FindStringSubmatch(msg); m != nil {
 		keys := yamlKeys(m[2])
 		where := "a rules file"
 		if m[2] == "Output" {
@@ -31,7 +34,7 @@ func humanYAML(msg string) string {
 		}
 		return s + fmt.Sprintf("; %s has the keys %s", where, strings.Join(keys, ", "))
 	}
-	if m := cannotDecode.FindStringSubmatch(msg); m != nil {
+	if m := regexp.MustCompile(cannotDecode).FindStringSubmatch(msg); m != nil {
 		got := map[string]string{"str": "a string", "seq": "a list", "map": "a mapping", "int": "a number",
 			"float": "a number", "bool": "true or false", "null": "null"}[m[1]]
 		if got == "" {

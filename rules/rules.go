@@ -164,10 +164,12 @@ func yamlMessage(err error, data []byte) string {
 // messages ("cannot unmarshal !!str `a\nb`"), so that an error is one line.
 var oneLine = strings.NewReplacer("\n", `\n`, "\r", `\r`)
 
-var (
-	unknownAnchor = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
-	selfAnchor    = regexp.MustCompile(`^yaml: anchor '(.*)' value contains itself$`)
-	yamlLine      = regexp.MustCompile(`^yaml: line [12]: (.*)$`)
+// yaml.v3's messages that errorLine reads (compiled there, see
+// unknownField).
+const (
+	unknownAnchor = `^yaml: unknown anchor '(.*)' referenced$`
+	selfAnchor    = `^yaml: anchor '(.*)' value contains itself$`
+	yamlLine      = `^yaml: line [12]: (.*)$`
 )
 
 // errorLine finds the line of a yaml.v3 error that does not give one.
@@ -176,9 +178,9 @@ var (
 // anchors and aliases. It returns 0 if it cannot tell.
 func errorLine(err error, data []byte) int {
 	sigil := "*"
-	m := unknownAnchor.FindStringSubmatch(err.Error())
+	m := regexp.MustCompile(unknownAnchor).FindStringSubmatch(err.Error())
 	if m == nil {
-		if m = selfAnchor.FindStringSubmatch(err.Error()); m != nil {
+		if m = regexp.MustCompile(selfAnchor).FindStringSubmatch(err.Error()); m != nil {
 			sigil = "&"
 		}
 	}
@@ -214,7 +216,7 @@ func errorLine(err error, data []byte) int {
 		again = dec.Decode(&extra)
 	}
 	want := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := yamlLine.FindStringSubmatch(again.Error()); m != nil && m[1] == want {
+	if m := regexp.MustCompile(yamlLine).FindStringSubmatch(again.Error()); m != nil && m[1] == want {
 		return 1
 	}
 	return 0

@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,11 @@ func main() {
 	// the zone "Local"); outputs must not depend on the host's TZ or
 	// zoneinfo, so the process's local zone is UTC.
 	time.Local = time.UTC
+	// Nothing reads the memory profiler's samples unless --memprofile asks
+	// for them (it sets a rate of its own); taken by default, each one
+	// costs a stack walk and a bucket in the profiler's table, a page of
+	// which is read before it is written.
+	runtime.MemProfileRate = 0
 	if isPahole(os.Args[0]) || paholeStyle(os.Args[1:]) {
 		if err := runPahole(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, "pahole (btfgate):", err)
