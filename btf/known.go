@@ -545,7 +545,7 @@ func (u *unitKnown) decide(s *Splicer, src *Types, c int32, members []uint32, lo
 		default:
 			u.state[x] = knownKept
 			h := hashWords(0, u.buf)
-			if g := s.known.table.find(h, func(id uint32) bool { return sameWords(s.dst.raw(TypeID(id)), u.buf) }); g != 0 {
+			if g := s.known.table.find(h, func(id uint32) bool { return equalWords(s.dst.raw(TypeID(id)), u.buf) }); g != 0 {
 				u.state[x], u.to[x] = knownDropped, g
 			}
 			return
@@ -752,16 +752,8 @@ func (u *unitKnown) selfSimilar(src *Types, members []uint32) bool {
 			}
 			same := true
 			l := idFields(infoKind(wa[1]))
-			isRef := func(j int) bool {
-				for _, f := range l.fixed[:l.nfixed] {
-					if int(f) == j {
-						return true
-					}
-				}
-				return l.stride != 0 && j >= headerWords+int(l.elem) && (j-headerWords-int(l.elem))%int(l.stride) == 0
-			}
 			for j := range wa {
-				if wa[j] != wb[j] && !isRef(j) {
+				if wa[j] != wb[j] && !isField(l, j) {
 					same = false
 					break
 				}
@@ -1007,18 +999,6 @@ func (u *unitKnown) selfRef(src *Types, x uint32) bool {
 		}
 	}
 	return false
-}
-
-func sameWords(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func b2u(b bool) uint32 {

@@ -62,23 +62,7 @@ func checkPahole131(t *testing.T, obj string) {
 			}
 			base := filepath.Join(fixtureDir, filepath.Dir(obj), "expected", filepath.Base(obj)+".pahole-1.31."+set.name)
 			v := encodeFixture(t, obj, fs)
-			raw, err := v.res.Types.Marshal(binary.LittleEndian)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ours, err := btfdiff.FromBytes("btfgate", raw, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			theirs, err := btfdiff.Load(base+".btf", "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep := btfdiff.Compare(theirs, ours); !rep.Equal() {
-				var b strings.Builder
-				_ = rep.WriteText(&b, 40)
-				t.Errorf("BTF differs from pahole 1.31's (A = pahole, B = btfgate):\n%s", b.String())
-			}
+			samePahole131BTF(t, v.res, base+".btf")
 			want, err := os.ReadFile(base + ".log")
 			if err != nil {
 				t.Fatal(err)
@@ -87,6 +71,29 @@ func checkPahole131(t *testing.T, obj string) {
 				t.Errorf("skip messages differ from pahole 1.31's -V:\n got:\n%s want:\n%s", got, want)
 			}
 		})
+	}
+}
+
+// samePahole131BTF fails t unless res's BTF has the content of pahole
+// 1.31's in file want.
+func samePahole131BTF(t *testing.T, res *Result, want string) {
+	t.Helper()
+	raw, err := res.Types.Marshal(binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := btfdiff.FromBytes("btfgate", raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := btfdiff.Load(want, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := btfdiff.Compare(theirs, ours); !rep.Equal() {
+		var b strings.Builder
+		_ = rep.WriteText(&b, 40)
+		t.Errorf("BTF differs from pahole 1.31's (A = pahole, B = btfgate):\n%s", b.String())
 	}
 }
 

@@ -1,12 +1,10 @@
 package encode
 
 import (
-	"encoding/binary"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/btfgate/btfgate/btfdiff"
 	"github.com/btfgate/btfgate/features"
 )
 
@@ -35,23 +33,7 @@ func TestFixtureKnown(t *testing.T) {
 			case !c.twice && v.res.Known == 0:
 				t.Errorf("no types dropped as copies; the second unit repeats the first's")
 			}
-			raw, err := v.res.Types.Marshal(binary.LittleEndian)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ours, err := btfdiff.FromBytes("btfgate", raw, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			theirs, err := btfdiff.Load(filepath.Join(fixtureDir, filepath.Dir(c.obj), "expected", filepath.Base(c.obj)+".pahole-1.31.default.btf"), "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep := btfdiff.Compare(theirs, ours); !rep.Equal() {
-				var b strings.Builder
-				_ = rep.WriteText(&b, 40)
-				t.Errorf("BTF differs from pahole 1.31's (A = pahole, B = btfgate):\n%s", b.String())
-			}
+			samePahole131BTF(t, v.res, filepath.Join(fixtureDir, filepath.Dir(c.obj), "expected", filepath.Base(c.obj)+".pahole-1.31.default.btf"))
 		})
 	}
 }
