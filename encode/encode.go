@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"time"
 
 	"github.com/btfgate/btfgate/btf"
@@ -139,11 +140,20 @@ func Encode(path string, opts Options) (res *Result, err error) {
 }
 
 func encodeFile(path string, opts Options) (*Result, error) {
-	res, err := encodeOnce(path, opts, true)
+	// Only a kernel, not split BTF: a module's units repeat fewer types,
+	// the pass costs more than the dedup saves there (mlx5_core.ko +15 %
+	// CPU), and several of the largest modules would need the second run
+	// (docs/performance.md, session 11).
+	dropKnown := opts.Base == nil && opts.BasePath == ""
+	res, err := encodeOnce(path, opts, dropKnown)
 	var unsure errKnownUnsure
 	if !errors.As(err, &unsure) {
 		return res, err
 	}
+	// The first encode's memory is garbage now: collect it, so that the
+	// second reuses it rather than adding to the peak (small inputs run
+	// with the collector off, cmd/btfgate/memlimit.go).
+	runtime.GC()
 	if res, err = encodeOnce(path, opts, false); res != nil {
 		res.KnownRedone = unsure.why
 	}

@@ -276,6 +276,11 @@ func (e *encoder) dedup() error {
 		return fmt.Errorf("%s: dedup: %w", e.path, err)
 	}
 	if e.known > 0 {
+		// A dedup that started over went in libbpf's order on the spliced
+		// types, which is not the order on all of them.
+		if run.dd.Restarted != "" {
+			return errKnownUnsure{"a dedup that started over in libbpf's order: " + run.dd.Restarted}
+		}
 		if name, unsure := e.splicer.KnownUnsure(deduped); unsure {
 			return errKnownUnsure{fmt.Sprintf("%q, a name with several definitions", name)}
 		}
