@@ -1,6 +1,9 @@
 package btf
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // Known types. A Splicer that drops known types (Splicer.DropKnown) does
 // not append a unit's type when an earlier unit already appended one with
@@ -139,6 +142,7 @@ type unitKnown struct {
 	pair     map[uint32]uint32
 	rev      map[uint32]uint32
 	refBuf   []uint32
+	shallow  []uint32          // selfSimilar's second type
 	decls    map[uint32]uint32 // enum declarations' names: first local id
 	seen     map[uint32]uint32
 	own      unitGraph // the components of a fragment not prepared
@@ -246,61 +250,60 @@ func localRefs(dst []uint32, src *Types, x, n uint32) []uint32 {
 // components finds the strongly connected components of the unit's
 // reference graph (Tarjan's algorithm, without recursion).
 func (g *unitGraph) components(src *Types) {
-	u := g
 	n := g.n
 	var counter int32
-	refBuf := u.refBuf[:0]
-	defer func() { u.refBuf = refBuf[:0] }()
+	refBuf := g.refBuf[:0]
+	defer func() { g.refBuf = refBuf[:0] }()
 	for root := uint32(1); root <= n; root++ {
-		if u.order[root] >= 0 {
+		if g.order[root] >= 0 {
 			continue
 		}
-		u.call = append(u.call[:0], u.visit(src, root, &counter, &refBuf))
-		for len(u.call) > 0 {
-			top := &u.call[len(u.call)-1]
+		g.call = append(g.call[:0], g.visit(src, root, &counter, &refBuf))
+		for len(g.call) > 0 {
+			top := &g.call[len(g.call)-1]
 			if len(top.refs) > 0 {
 				r := top.refs[0]
 				top.refs = top.refs[1:]
 				switch {
-				case u.order[r] < 0:
-					u.call = append(u.call, u.visit(src, r, &counter, &refBuf))
-				case u.onStack[r]:
-					u.low[top.v] = min(u.low[top.v], u.order[r])
+				case g.order[r] < 0:
+					g.call = append(g.call, g.visit(src, r, &counter, &refBuf))
+				case g.onStack[r]:
+					g.low[top.v] = min(g.low[top.v], g.order[r])
 				}
 				continue
 			}
 			v := top.v
-			u.call = u.call[:len(u.call)-1]
-			if len(u.call) > 0 {
-				p := u.call[len(u.call)-1].v
-				u.low[p] = min(u.low[p], u.low[v])
+			g.call = g.call[:len(g.call)-1]
+			if len(g.call) > 0 {
+				p := g.call[len(g.call)-1].v
+				g.low[p] = min(g.low[p], g.low[v])
 			}
-			if u.low[v] != u.order[v] {
+			if g.low[v] != g.order[v] {
 				continue
 			}
-			c := int32(len(u.compEnd))
+			c := int32(len(g.compEnd))
 			for {
-				x := u.stack[len(u.stack)-1]
-				u.stack = u.stack[:len(u.stack)-1]
-				u.onStack[x] = false
-				u.comps = append(u.comps, x)
-				u.inComp[x] = c
+				x := g.stack[len(g.stack)-1]
+				g.stack = g.stack[:len(g.stack)-1]
+				g.onStack[x] = false
+				g.comps = append(g.comps, x)
+				g.inComp[x] = c
 				if x == v {
 					break
 				}
 			}
-			u.compEnd = append(u.compEnd, int32(len(u.comps)))
+			g.compEnd = append(g.compEnd, int32(len(g.comps)))
 		}
 	}
 }
 
-func (u *unitGraph) visit(src *Types, v uint32, counter *int32, refBuf *[]uint32) tarjanFrame {
-	u.order[v], u.low[v] = *counter, *counter
+func (g *unitGraph) visit(src *Types, v uint32, counter *int32, refBuf *[]uint32) tarjanFrame {
+	g.order[v], g.low[v] = *counter, *counter
 	*counter++
-	u.stack = append(u.stack, v)
-	u.onStack[v] = true
+	g.stack = append(g.stack, v)
+	g.onStack[v] = true
 	start := len(*refBuf)
-	*refBuf = localRefs(*refBuf, src, v, u.n)
+	*refBuf = localRefs(*refBuf, src, v, g.n)
 	return tarjanFrame{v: v, refs: (*refBuf)[start:len(*refBuf):len(*refBuf)]}
 }
 
@@ -451,7 +454,7 @@ func (s *Splicer) spliceKnown(f *Fragment, index TypeID, lookups bool) []uint32 
 	u.to[0], u.to[n+1] = 0, uint32(index)
 	g := u.g
 	u.enumDecls(s, src)
-	k.noteDefinitions(src, s.remap)
+	k.noteDefinitions(u, src, s.remap)
 	start := int32(0)
 	for c, end := range g.compEnd {
 		u.decide(s, src, int32(c), g.comps[start:end], lookups)
@@ -512,7 +515,7 @@ func (u *unitKnown) decide(s *Splicer, src *Types, c int32, members []uint32, lo
 			return
 
 		case KindStruct, KindUnion, KindArray, KindTypedef, KindFwd:
-			if k := infoKind(w[1]); k != KindArray && s.known.suspect[uint64(s.remap[w[0]])<<1|uint64(b2u(k == KindTypedef))] {
+			if k := infoKind(w[1]); k != KindArray && s.known.suspect[defKey(s.remap[w[0]], k)] {
 				set(knownOpaque) // see noteDefinitions
 				return
 			}
@@ -572,7 +575,7 @@ func (u *unitKnown) decide(s *Splicer, src *Types, c int32, members []uint32, lo
 	if worst == knownKept || !lookups {
 		return
 	}
-	root := slicesMin(members)
+	root := slices.Min(members)
 	words := func(x uint32) ([]uint32, []int) {
 		u.translate(src, x, c, s.remap)
 		return u.buf, u.internal
@@ -599,7 +602,7 @@ func (u *unitKnown) decide(s *Splicer, src *Types, c int32, members []uint32, lo
 
 // noteDefinitions records the unit's struct, union and typedef
 // definitions before its types are decided.
-func (k *knownSplice) noteDefinitions(src *Types, remap []uint32) {
+func (k *knownSplice) noteDefinitions(u *unitKnown, src *Types, remap []uint32) {
 	if k.defs == nil {
 		k.defs, k.suspect = map[uint64]uint64{}, map[uint64]bool{}
 	}
@@ -609,18 +612,9 @@ func (k *knownSplice) noteDefinitions(src *Types, remap []uint32) {
 		if kind != KindStruct && kind != KindUnion && kind != KindTypedef || w[0] == 0 {
 			continue
 		}
-		name := uint64(remap[w[0]])<<1 | uint64(b2u(kind == KindTypedef))
-		h := uint64(0x9e3779b97f4a7c15)
-		ids, strs := idFields(kind), strFields(kind)
-		for j, x := range w[1:] {
-			switch {
-			case isField(ids, j+1):
-				x = 0
-			case isField(strs, j+1):
-				x = remap[x]
-			}
-			h = (h ^ uint64(x)) * 0x100000001b3
-		}
+		name := defKey(remap[w[0]], kind)
+		u.buf = shallowWords(u.buf, w, remap)
+		h := hashWords(0, u.buf)
 		if first, ok := k.defs[name]; !ok {
 			k.defs[name] = h
 		} else if first != h {
@@ -629,15 +623,44 @@ func (k *knownSplice) noteDefinitions(src *Types, remap []uint32) {
 	}
 }
 
-// isField reports whether word j of a type is one that layout l
-// describes.
-func isField(l fieldLayout, j int) bool {
+// defKey is the key of a definition's name (destination offset) in
+// knownSplice.defs: structs and unions share one namespace, as FWDs
+// resolve to either; typedefs have their own.
+func defKey(name uint32, k Kind) uint64 {
+	key := uint64(name) << 1
+	if k == KindTypedef {
+		key |= 1
+	}
+	return key
+}
+
+// shallowWords copies w to dst (reused) with its references zeroed and,
+// with remap, its names mapped through it: a type's words but for what it
+// refers to.
+func shallowWords(dst, w, remap []uint32) []uint32 {
+	dst = append(dst[:0], w...)
+	k := infoKind(w[1])
+	l := idFields(k)
 	for _, f := range l.fixed[:l.nfixed] {
-		if int(f) == j {
-			return true
+		dst[f] = 0
+	}
+	if l.stride != 0 {
+		for i := headerWords + int(l.elem); i < len(dst); i += int(l.stride) {
+			dst[i] = 0
 		}
 	}
-	return l.stride != 0 && j >= headerWords+int(l.elem) && (j-headerWords-int(l.elem))%int(l.stride) == 0
+	if remap != nil {
+		l = strFields(k)
+		for _, f := range l.fixed[:l.nfixed] {
+			dst[f] = remap[dst[f]]
+		}
+		if l.stride != 0 {
+			for i := headerWords + int(l.elem); i < len(dst); i += int(l.stride) {
+				dst[i] = remap[dst[i]]
+			}
+		}
+	}
+	return dst
 }
 
 func (k *knownSplice) markTarget(id uint32) {
@@ -658,7 +681,7 @@ func (s *Splicer) KnownUnsure(out *Types) (string, bool) {
 		return "", false
 	}
 	names := ambiguousNames(out)
-	if len(names) == 0 {
+	if len(names[0])+len(names[1]) == 0 {
 		return "", false
 	}
 	t := s.dst
@@ -688,49 +711,47 @@ func (s *Splicer) KnownUnsure(out *Types) (string, bool) {
 			stack = stack[:len(stack)-1]
 			w := t.raw(TypeID(x))
 			kind := infoKind(w[1])
-			key := ""
-			switch kind {
-			case KindStruct, KindUnion, KindFwd:
-				key = "s:"
-			case KindTypedef:
-				key = "t:"
-			}
-			if key != "" && w[0] != 0 {
-				if nm := key + t.Strings.String(w[0]); names[nm] {
-					return nm[2:], true
+			if ns, ok := nameSpace(kind); ok && w[0] != 0 {
+				if nm := t.Strings.String(w[0]); names[ns][nm] {
+					return nm, true
 				}
 			}
-			l := idFields(kind)
-			for j := range w {
-				if isField(l, j) {
-					push(w[j])
-				}
-			}
+			forEachFieldIndex(w, idFields(kind), func(j int) { push(w[j]) })
 		}
 	}
 	return "", false
 }
 
-// ambiguousNames returns the names t holds more than one struct or union
-// of ("s:" and the name) or more than one typedef of ("t:").
-func ambiguousNames(t *Types) map[string]bool {
-	seen := map[string]bool{}
-	names := map[string]bool{}
+// nameSpace returns the namespace of a named kind for ambiguousNames: 0
+// for structs, unions and FWDs (which resolve to either), 1 for typedefs.
+func nameSpace(k Kind) (int, bool) {
+	switch k {
+	case KindStruct, KindUnion, KindFwd:
+		return 0, true
+	case KindTypedef:
+		return 1, true
+	}
+	return 0, false
+}
+
+// ambiguousNames returns, per nameSpace, the names t holds more than one
+// struct or union of, and more than one typedef of.
+func ambiguousNames(t *Types) [2]map[string]bool {
+	var seen, names [2]map[string]bool
+	for ns := range names {
+		seen[ns], names[ns] = map[string]bool{}, map[string]bool{}
+	}
 	for id := t.FirstID(); id < t.NextID(); id++ {
-		key := ""
-		switch t.Kind(id) {
-		case KindStruct, KindUnion:
-			key = "s:"
-		case KindTypedef:
-			key = "t:"
-		default:
+		kind := t.Kind(id)
+		ns, ok := nameSpace(kind)
+		if !ok || kind == KindFwd {
 			continue
 		}
 		if nm := t.Name(id); nm != "" {
-			if seen[key+nm] {
-				names[key+nm] = true
+			if seen[ns][nm] {
+				names[ns][nm] = true
 			}
-			seen[key+nm] = true
+			seen[ns][nm] = true
 		}
 	}
 	return names
@@ -744,21 +765,10 @@ func ambiguousNames(t *Types) map[string]bool {
 // remembered.
 func (u *unitKnown) selfSimilar(src *Types, members []uint32) bool {
 	for i, a := range members {
-		wa := src.typeAt(int(a - 1))
+		u.buf = shallowWords(u.buf, src.typeAt(int(a-1)), nil)
 		for _, b := range members[i+1:] {
-			wb := src.typeAt(int(b - 1))
-			if len(wa) != len(wb) || wa[0] != wb[0] || wa[1] != wb[1] {
-				continue
-			}
-			same := true
-			l := idFields(infoKind(wa[1]))
-			for j := range wa {
-				if wa[j] != wb[j] && !isField(l, j) {
-					same = false
-					break
-				}
-			}
-			if same {
+			u.shallow = shallowWords(u.shallow, src.typeAt(int(b-1)), nil)
+			if equalWords(u.buf, u.shallow) {
 				return true
 			}
 		}
@@ -849,7 +859,7 @@ func (u *unitKnown) collides(s *Splicer, src *Types) bool {
 		u.seen = map[uint32]uint32{}
 	}
 	clear(u.seen)
-	f := fragmentSource{src}
+	f := newFragmentSource(src)
 	for x := uint32(1); x <= u.n; x++ {
 		if u.state[x] != knownDropped {
 			continue
@@ -868,21 +878,26 @@ func (u *unitKnown) collides(s *Splicer, src *Types) bool {
 // fragmentSource gives a fragment's types to identicalTypes: local ids,
 // void, and the array index type (n+1) as a type of no kind, identical
 // only to itself.
-type fragmentSource struct{ t *Types }
+type fragmentSource struct {
+	t            *Types
+	void, noKind [headerWords]uint32
+}
 
-var noKind = [headerWords]uint32{0, 31 << 24, 0}
+func newFragmentSource(t *Types) *fragmentSource {
+	return &fragmentSource{t: t, noKind: [headerWords]uint32{0, 31 << 24, 0}}
+}
 
-func (f fragmentSource) typ(id uint32) []uint32 {
+func (f *fragmentSource) typ(id uint32) []uint32 {
 	switch {
 	case id == 0:
-		return make([]uint32, headerWords)
+		return f.void[:]
 	case int(id) > f.t.Len():
-		return noKind[:]
+		return f.noKind[:]
 	}
 	return f.t.typeAt(int(id - 1))
 }
 
-func (f fragmentSource) limit() uint32 { return uint32(f.t.Len()) + 2 }
+func (f *fragmentSource) limit() uint32 { return uint32(f.t.Len()) + 2 }
 
 // pairWalk reports whether the cycle of component c (size members, from
 // root) and the types reached from global type g are the same: walked
@@ -999,19 +1014,4 @@ func (u *unitKnown) selfRef(src *Types, x uint32) bool {
 		}
 	}
 	return false
-}
-
-func b2u(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func slicesMin(s []uint32) uint32 {
-	m := s[0]
-	for _, x := range s[1:] {
-		m = min(m, x)
-	}
-	return m
 }
