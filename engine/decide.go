@@ -13,8 +13,8 @@ import (
 )
 
 // DecideFunctions decides every function group. The groups are split into
-// jobs contiguous batches (jobs <= 0 means GOMAXPROCS), each evaluated in
-// one query by its own goroutine. Decisions come back in the order of fns
+// jobs contiguous batches (jobs <= 0 means GOMAXPROCS), each evaluated by
+// its own goroutine in queries of at most maxQuery groups. Decisions come back in the order of fns
 // and do not depend on jobs. Function ids must be unique.
 //
 // If deny rules name functions, the error is a *ViolationsError listing
@@ -29,8 +29,9 @@ func (e *Engine) DecideFunctions(ctx context.Context, fns []facts.Function, jobs
 // Session evaluates the policies over one list of function groups, in
 // jobs batches, and builds each function's part of the input once for
 // every query it runs: SelectTrueSignature, then DecideFunctions, read the
-// same input but for the functions marked Changed in between. It is not
-// safe for concurrent use.
+// same input but for the functions marked Changed in between.
+// DecideFunctions, the last query, drops each piece's objects once it is
+// evaluated. It is not safe for concurrent use.
 type Session struct {
 	e      *Engine
 	fns    []facts.Function
@@ -65,11 +66,37 @@ func (s *Session) bounds(j int) (lo, hi int) {
 	return j * len(s.fns) / s.jobs, (j + 1) * len(s.fns) / s.jobs
 }
 
-// batchInput is batch j's input document.
-func (s *Session) batchInput(j int) ast.Value {
+// maxQuery is the most functions one query reads. A batch is evaluated
+// in queries of at most this many (its pieces), one after the other, so
+// that only one piece's input and result per job are live at a time: the
+// corpus kernel's 44,811 groups as one input hold about 45 MB until the
+// phase ends. A rule decides a group from its own facts, so the pieces
+// decide as the whole batch would.
+const maxQuery = 4096
+
+// pieces calls fn with batch j's pieces [lo, hi), in order, and stops at
+// the first error fn returns.
+func (s *Session) pieces(j int, fn func(lo, hi int) error) error {
 	lo, hi := s.bounds(j)
+	n := (hi - lo + maxQuery - 1) / maxQuery
+	for k := range n {
+		if err := fn(lo+k*(hi-lo)/n, lo+(k+1)*(hi-lo)/n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pieceInput is the input document of functions [lo, hi) of batch j. Their
+// objects are built once and kept for the session's next query, until
+// forget drops them.
+func (s *Session) pieceInput(j, lo, hi int) ast.Value {
 	return s.e.input.input(s.e.features, s.fns[lo:hi], s.terms[lo:hi], s.shared[j])
 }
+
+// forget drops the objects of functions [lo, hi): no later query reads
+// them (DecideFunctions is the session's last).
+func (s *Session) forget(lo, hi int) { clear(s.terms[lo:hi]) }
 
 // DecideFunctions is Engine.DecideFunctions on the session's functions.
 func (s *Session) DecideFunctions(ctx context.Context) ([]Decision, error) {
@@ -93,8 +120,16 @@ func (s *Session) decideFunctions(ctx context.Context) ([]Decision, error) {
 	jobs := s.jobs
 
 	all, err := runBatches(ctx, jobs, func(ctx context.Context, j int) (batchReport, error) {
-		lo, hi := s.bounds(j)
-		return e.decideBatch(ctx, batch{fns: fns, out: out, index: s.index, lo: lo, hi: hi}, s.batchInput(j))
+		var report batchReport
+		err := s.pieces(j, func(lo, hi int) error {
+			r, err := e.decideBatch(ctx, batch{fns: fns, out: out, index: s.index, lo: lo, hi: hi}, s.pieceInput(j, lo, hi))
+			s.forget(lo, hi)
+			report.problems = append(report.problems, r.problems...)
+			report.conflicts = append(report.conflicts, r.conflicts...)
+			report.violations = append(report.violations, r.violations...)
+			return err
+		})
+		return report, err
 	})
 	if err != nil {
 		return nil, err

@@ -155,13 +155,15 @@ func TestDecideEdgeCases(t *testing.T) {
 }
 
 // TestDeterministicAcrossJobs: decisions do not depend on how many batches
-// the functions are split into.
+// the functions are split into, nor on the pieces a batch is evaluated in
+// (more than 2*maxQuery functions: one job evaluates three pieces, two
+// jobs two each, eight jobs one).
 func TestDeterministicAcrossJobs(t *testing.T) {
 	e := newEngine(t, Config{
 		Features: features.Default(),
 		Data:     map[string]any{"keep": []any{"fn_0000*"}, "tags": []any{map[string]any{"name": "fn_*7", "tag": "seven"}}},
 	})
-	fns := syntheticKernel(3000)
+	fns := syntheticKernel(2*maxQuery + 800)
 	var first []Decision
 	for _, jobs := range []int{1, 2, 8} {
 		ds, err := e.DecideFunctions(context.Background(), fns, jobs)

@@ -103,9 +103,12 @@ func (s *Session) selectTrueSignature(ctx context.Context) ([][]Reason, error) {
 	problems := make([][]string, jobs)
 	var wg sync.WaitGroup
 	for j := range jobs {
-		lo, hi := s.bounds(j)
 		wg.Go(func() {
-			problems[j], errs[j] = e.selectBatch(ctx, batch{fns: fns, index: s.index, lo: lo, hi: hi}, s.batchInput(j), out)
+			errs[j] = s.pieces(j, func(lo, hi int) error {
+				ps, err := e.selectBatch(ctx, batch{fns: fns, index: s.index, lo: lo, hi: hi}, s.pieceInput(j, lo, hi), out)
+				problems[j] = append(problems[j], ps...)
+				return err
+			})
 			if errs[j] != nil {
 				cancel()
 			}
