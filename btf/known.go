@@ -155,17 +155,20 @@ type unitKnown struct {
 type unitGraph struct {
 	src     *Types // the types it was built for
 	n       uint32
-	ok      bool     // the unit is well formed (checkUnit)
+	ok      bool     // the unit is well formed (checkedRefs)
 	comps   []uint32 // the components' members, one after the other
 	compEnd []int32  // end of each component in comps
-	inComp  []int32  // per local id: its component
+	inComp  []int32  // per local id: its component; -1 while on Tarjan's stack
 	// Tarjan's scratch.
-	order, low []int32
-	onStack    []bool
-	stack      []uint32
-	call       []tarjanFrame
-	refBuf     []uint32
+	num    []tarjanNum // per local id
+	stack  []uint32
+	call   []tarjanFrame
+	refBuf []uint32
 }
+
+// tarjanNum is a type's visit number (-1: not visited yet) and the
+// lowest visit number it reaches, side by side: the walk reads both.
+type tarjanNum struct{ order, low int32 }
 
 // PrepareKnown finds the fragment's reference cycles for a Splicer that
 // drops known types (DropKnown), so that Add does not: call it where the
@@ -187,25 +190,21 @@ func (g *unitGraph) build(src *Types, strs int) {
 	n := uint32(src.Len())
 	g.src, g.n = src, n
 	g.comps, g.compEnd = g.comps[:0], g.compEnd[:0]
-	if g.ok = checkUnit(src, strs); !g.ok {
-		return
-	}
 	m := int(n) + 2
-	g.order = resize(g.order, m)
-	g.low = resize(g.low, m)
-	g.onStack = resize(g.onStack, m)
+	g.num = resize(g.num, m)
 	g.inComp = resize(g.inComp, m)
-	clear(g.onStack)
-	for i := range g.order {
-		g.order[i] = -1
+	for i := range g.num {
+		g.num[i].order = -1
 	}
 	g.stack, g.call = g.stack[:0], g.call[:0]
-	g.components(src)
+	g.ok = g.components(src, strs)
 }
 
+// tarjanFrame is a type being walked: its references still to look at
+// are refBuf[next:end].
 type tarjanFrame struct {
-	v    uint32
-	refs []uint32 // references of v still to look at
+	v         uint32
+	next, end int32
 }
 
 // reset sizes the scratch for a unit of n types.
@@ -248,27 +247,42 @@ func localRefs(dst []uint32, src *Types, x, n uint32) []uint32 {
 }
 
 // components finds the strongly connected components of the unit's
-// reference graph (Tarjan's algorithm, without recursion).
-func (g *unitGraph) components(src *Types) {
+// reference graph (Tarjan's algorithm, without recursion), and reports
+// whether the unit is well formed (checkedRefs; names below strs): if
+// not, the components are not to be used. A visited type is on the stack
+// while its inComp is -1.
+func (g *unitGraph) components(src *Types, strs int) bool {
 	n := g.n
 	var counter int32
+	num, inComp := g.num, g.inComp
 	refBuf := g.refBuf[:0]
-	defer func() { g.refBuf = refBuf[:0] }()
+	ok := true
+	visit := func(v uint32) tarjanFrame {
+		num[v] = tarjanNum{counter, counter}
+		counter++
+		inComp[v] = -1
+		g.stack = append(g.stack, v)
+		start := int32(len(refBuf))
+		var good bool
+		refBuf, good = checkedRefs(refBuf, src, v, n, strs)
+		ok = ok && good
+		return tarjanFrame{v: v, next: start, end: int32(len(refBuf))}
+	}
 	for root := uint32(1); root <= n; root++ {
-		if g.order[root] >= 0 {
+		if num[root].order >= 0 {
 			continue
 		}
-		g.call = append(g.call[:0], g.visit(src, root, &counter, &refBuf))
+		g.call = append(g.call[:0], visit(root))
 		for len(g.call) > 0 {
 			top := &g.call[len(g.call)-1]
-			if len(top.refs) > 0 {
-				r := top.refs[0]
-				top.refs = top.refs[1:]
+			if top.next < top.end {
+				r := refBuf[top.next]
+				top.next++
 				switch {
-				case g.order[r] < 0:
-					g.call = append(g.call, g.visit(src, r, &counter, &refBuf))
-				case g.onStack[r]:
-					g.low[top.v] = min(g.low[top.v], g.order[r])
+				case num[r].order < 0:
+					g.call = append(g.call, visit(r))
+				case inComp[r] < 0: // on the stack
+					num[top.v].low = min(num[top.v].low, num[r].order)
 				}
 				continue
 			}
@@ -276,35 +290,27 @@ func (g *unitGraph) components(src *Types) {
 			g.call = g.call[:len(g.call)-1]
 			if len(g.call) > 0 {
 				p := g.call[len(g.call)-1].v
-				g.low[p] = min(g.low[p], g.low[v])
+				num[p].low = min(num[p].low, num[v].low)
 			}
-			if g.low[v] != g.order[v] {
+			if num[v].low != num[v].order {
 				continue
 			}
 			c := int32(len(g.compEnd))
 			for {
 				x := g.stack[len(g.stack)-1]
 				g.stack = g.stack[:len(g.stack)-1]
-				g.onStack[x] = false
 				g.comps = append(g.comps, x)
-				g.inComp[x] = c
+				inComp[x] = c
 				if x == v {
 					break
 				}
 			}
 			g.compEnd = append(g.compEnd, int32(len(g.comps)))
 		}
+		refBuf = refBuf[:0] // no frame is left to read it
 	}
-}
-
-func (g *unitGraph) visit(src *Types, v uint32, counter *int32, refBuf *[]uint32) tarjanFrame {
-	g.order[v], g.low[v] = *counter, *counter
-	*counter++
-	g.stack = append(g.stack, v)
-	g.onStack[v] = true
-	start := len(*refBuf)
-	*refBuf = localRefs(*refBuf, src, v, g.n)
-	return tarjanFrame{v: v, refs: (*refBuf)[start:len(*refBuf):len(*refBuf)]}
+	g.refBuf = refBuf[:0]
+	return ok
 }
 
 // translate writes type x's words to u.buf with names through remap and
@@ -402,34 +408,46 @@ type knownSplice struct {
 	enumDecls map[uint32]bool
 }
 
-// checkUnit reports whether every reference of src's types is void, a
-// local id or the index type (n+1), and every name an index into remap:
-// what splicing accepts. A unit that fails is spliced whole, and the
-// splice reports the error.
-func checkUnit(src *Types, strs int) bool {
-	n := uint32(src.Len())
-	for i := range src.offs {
-		w := src.typeAt(i)
-		if len(w) < headerWords {
-			return false
+// checkedRefs appends to dst the local references (1..n) of type x of
+// src, and reports whether x is what splicing accepts: every reference
+// void, a local id or the index type (n+1), and every name an index below
+// strs (into the splicer's remap). A unit with a type that fails is
+// spliced whole, and the splice reports the error.
+func checkedRefs(dst []uint32, src *Types, x, n uint32, strs int) ([]uint32, bool) {
+	w := src.typeAt(int(x - 1))
+	if len(w) < headerWords {
+		return dst, false
+	}
+	k := infoKind(w[1])
+	ok := true
+	l := idFields(k)
+	for _, f := range l.fixed[:l.nfixed] {
+		if int(f) >= len(w) {
+			return dst, false
 		}
-		k := infoKind(w[1])
-		ok := true
-		forEachFieldIndex(w, idFields(k), func(j int) {
-			if j >= len(w) || w[j] > n+1 {
-				ok = false
-			}
-		})
-		forEachFieldIndex(w, strFields(k), func(j int) {
-			if j >= len(w) || int(w[j]) >= strs {
-				ok = false
-			}
-		})
-		if !ok {
-			return false
+		switch r := w[f]; {
+		case r > n+1:
+			ok = false
+		case r >= 1 && r <= n:
+			dst = append(dst, r)
 		}
 	}
-	return true
+	if l.stride != 0 {
+		for i := headerWords + int(l.elem); i < len(w); i += int(l.stride) {
+			switch r := w[i]; {
+			case r > n+1:
+				ok = false
+			case r >= 1 && r <= n:
+				dst = append(dst, r)
+			}
+		}
+	}
+	forEachFieldIndex(w, strFields(k), func(j int) {
+		if j >= len(w) || int(w[j]) >= strs {
+			ok = false
+		}
+	})
+	return dst, ok
 }
 
 // spliceKnown appends the CU types of src (local ids 1..n, n+1 the array

@@ -150,3 +150,42 @@ func knownTestUnits(seed uint64) []*Types {
 	}
 	return units
 }
+
+// TestDropKnownMalformedUnit: a fragment with a reference past its index
+// type or a name past its strings is refused by a
+// Splicer that drops known types as by one that does not (an error, no
+// panic), whether PrepareKnown found its cycles first or Add does.
+func TestDropKnownMalformedUnit(t *testing.T) {
+	good := func() *Fragment {
+		u := NewTypes(NewStrings())
+		i := u.AddInt(1, 4, 1, 0, 32)
+		p := u.AddRef(KindPtr, 0, 3)
+		u.AddStruct(false, 2, 8, []Member{{Name: 3, Type: p}, {Name: 0, Type: i, BitOffset: 32}})
+		return &Fragment{Types: u, Tail: NewTypes(NewStrings()), Strs: []string{"int", "s", "next"}}
+	}
+	cases := map[string]func(f *Fragment){
+		"reference past the index type": func(f *Fragment) { f.Types.words[len(f.Types.words)-2] = 9 },
+		"name past the strings":         func(f *Fragment) { f.Types.words[0] = 7 },
+	}
+	for name, spoil := range cases {
+		for _, prepare := range []bool{false, true} {
+			for _, drop := range []bool{false, true} {
+				f := good()
+				spoil(f)
+				if prepare {
+					f.PrepareKnown(nil)
+				}
+				s := NewSplicer(NewTypes(NewStrings()), nil)
+				if drop {
+					s.DropKnown()
+				}
+				if _, _, err := s.Add(good()); err != nil {
+					t.Fatalf("%s: the well-formed unit: %v", name, err)
+				}
+				if _, _, err := s.Add(f); err == nil {
+					t.Errorf("%s (prepared %v, dropping %v): spliced without an error", name, prepare, drop)
+				}
+			}
+		}
+	}
+}

@@ -274,27 +274,47 @@ type benchFragments struct {
 
 func (f *benchFragments) close() { f.in.Close() }
 
+// BenchmarkPrepareKnown finds every unit's reference cycles
+// (btf.Fragment.PrepareKnown: the check of the unit and Tarjan's
+// components), the part of dropping known types that the workers do.
+func BenchmarkPrepareKnown(b *testing.B) {
+	f := benchFixture(b, "fragments", func() *benchFragments { return convertAll(b, benchCorpus(b)) })
+	b.SetBytes(int64(f.in.InfoSize))
+	types := 0
+	benchLoop(b, func() {
+		types = 0
+		for _, frag := range f.frags {
+			frag.PrepareKnown(nil)
+			types += frag.Types.Len()
+		}
+	})
+	b.ReportMetric(float64(types), "types")
+}
+
+// convertAll walks and converts every unit of the kernel at path.
+func convertAll(b *testing.B, path string) *benchFragments {
+	t := walkAll(b, path)
+	conv := convert.New(convertOptions(), btf.IndexStringSections(t.in.DebugStr, t.in.DebugLineStr))
+	f := &benchFragments{in: t.in}
+	for i, tab := range t.tabs {
+		if tab == nil {
+			continue
+		}
+		frag, err := conv.Convert(tab, t.vars[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.frags = append(f.frags, frag)
+		t.tabs[i] = nil
+	}
+	return f
+}
+
 // BenchmarkSplice splices every unit's fragment into one type section in
 // unit order (btf.Splicer), with the reservation Encode makes.
 func BenchmarkSplice(b *testing.B) {
 	path := benchCorpus(b)
-	f := benchFixture(b, "fragments", func() *benchFragments {
-		t := walkAll(b, path)
-		conv := convert.New(convertOptions(), btf.IndexStringSections(t.in.DebugStr, t.in.DebugLineStr))
-		f := &benchFragments{in: t.in}
-		for i, tab := range t.tabs {
-			if tab == nil {
-				continue
-			}
-			frag, err := conv.Convert(tab, t.vars[i])
-			if err != nil {
-				b.Fatal(err)
-			}
-			f.frags = append(f.frags, frag)
-			t.tabs[i] = nil
-		}
-		return f
-	})
+	f := benchFixture(b, "fragments", func() *benchFragments { return convertAll(b, path) })
 	var dst *btf.Types
 	benchLoop(b, func() {
 		dst = btf.NewTypes(btf.NewStrings())
