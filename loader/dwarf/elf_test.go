@@ -85,6 +85,18 @@ func vmlinux(tb testing.TB) (string, Sections) {
 	return vmlinuxCache.path, vmlinuxCache.s
 }
 
+// vmlinuxUnits is the corpus kernel's sections, its Data and its units.
+func vmlinuxUnits(tb testing.TB) (Sections, *Data, []Unit) {
+	tb.Helper()
+	_, s := vmlinux(tb)
+	d := mustNew(tb, s)
+	units, err := d.Units()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, d, units
+}
+
 func mustNew(tb testing.TB, s Sections) *Data {
 	tb.Helper()
 	d, err := New(s)

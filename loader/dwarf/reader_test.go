@@ -10,12 +10,7 @@ import (
 // TestWalkVmlinux decodes every DIE of the corpus kernel. The entry count
 // is the one stdlib debug/dwarf finds (it takes 18 s to walk this file).
 func TestWalkVmlinux(t *testing.T) {
-	_, s := vmlinux(t)
-	d := mustNew(t, s)
-	units, err := d.Units()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, d, units := vmlinuxUnits(t)
 	if n := walkParallel(t, d, units, 2); n != 17871933 {
 		t.Errorf("%d DIEs, want 17871933", n)
 	}
@@ -38,12 +33,7 @@ func TestLocListsVmlinux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("walks the whole kernel")
 	}
-	_, s := vmlinux(t)
-	d := mustNew(t, s)
-	units, err := d.Units()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, d, units := vmlinuxUnits(t)
 	var lists, entries, empty, exprs, ops int
 	r := d.NewReader()
 	var e Entry
@@ -168,12 +158,7 @@ func onTestInputs(t *testing.T, step int, check func(t *testing.T, d *Data, unit
 		})
 	}
 	t.Run("vmlinux", func(t *testing.T) {
-		_, s := vmlinux(t)
-		d := mustNew(t, s)
-		units, err := d.Units()
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, d, units := vmlinuxUnits(t)
 		var sample []Unit
 		for i := 0; i < len(units); i += step {
 			sample = append(sample, units[i])

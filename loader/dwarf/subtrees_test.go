@@ -14,12 +14,7 @@ import (
 // walk that skips whole subtrees could leave unread
 // (docs/performance.md).
 func TestCorpusSubtreeShare(t *testing.T) {
-	_, s := vmlinux(t)
-	d := mustNew(t, s)
-	units, err := d.Units()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, d, units := vmlinuxUnits(t)
 	type share struct {
 		tag         Tag
 		dies, bytes int
