@@ -56,9 +56,10 @@ type Options struct {
 	// names (loader.OpenOptions).
 	Supplement string
 	// Progress, if set, is called from one goroutine as compile units are
-	// spliced, in order: done of total units. It must return quickly.
+	// spliced, in order: done of total units. It must return quickly. An
+	// encode done a second time (Result.KnownRedone) counts from 1 again.
 	Progress func(done, total int)
-	// Opened, if set, is called once the input is open, before its units
+	// Opened, if set, is called once, when the input is open, before its units
 	// are walked, with whether they are walked as one (an LTO input, see
 	// loader.Input.Merge) and the size of .debug_info. The merged walk of
 	// an input holds all its DIEs at once: at its peak about MergedHeap
@@ -154,6 +155,9 @@ func encodeFile(path string, opts Options) (*Result, error) {
 	// second reuses it rather than adding to the peak (small inputs run
 	// with the collector off, cmd/btfgate/memlimit.go).
 	runtime.GC()
+	// The caller heard once that the input is open (a second call would
+	// raise a memory limit twice); Progress counts the units again.
+	opts.Opened = nil
 	if res, err = encodeOnce(path, opts, false); res != nil {
 		res.KnownRedone = unsure.why
 	}

@@ -2,6 +2,7 @@ package encode
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,5 +36,40 @@ func TestFixtureKnown(t *testing.T) {
 			}
 			samePahole131BTF(t, v.res, filepath.Join(fixtureDir, filepath.Dir(c.obj), "expected", filepath.Base(c.obj)+".pahole-1.31.default.btf"))
 		})
+	}
+}
+
+// TestKnownRedoHooks: an encode done a second time (twice.gcc.exe) calls
+// Opened once, and Progress through the units in order each time, the
+// second time from 1 again.
+func TestKnownRedoHooks(t *testing.T) {
+	opened := 0
+	var done []int
+	total := 0
+	opts := Options{Features: features.Default(), Jobs: 2,
+		Opened: func(bool, int) { opened++ },
+		Progress: func(d, n int) {
+			done = append(done, d)
+			total = n
+		},
+	}
+	res, err := Encode(fixturePath(t, "known/twice.gcc.exe"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.KnownRedone == "" {
+		t.Fatal("encoded once: the test needs the second run")
+	}
+	if opened != 1 {
+		t.Errorf("Opened called %d times, want 1", opened)
+	}
+	var want []int
+	for range 2 {
+		for d := 1; d <= total; d++ {
+			want = append(want, d)
+		}
+	}
+	if total == 0 || !slices.Equal(done, want) {
+		t.Errorf("Progress reported %v (of %d), want %v", done, total, want)
 	}
 }
