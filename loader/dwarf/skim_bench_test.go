@@ -11,7 +11,8 @@ import (
 // hash the type DIEs of the corpus kernel's units without decoding them,
 // against decoding them as the walk does. Neither is used by the encoder.
 
-// skimKept is what the walk reads (loader.walkedAttrs); the skim hashes
+// skimKept is what the walk reads: a copy of loader.walkedAttrs, which a
+// test of this package cannot import (loader imports it). The skim hashes
 // those attributes' bytes and lists their references, and passes over the
 // rest.
 var skimKept = NewAttrSet(
@@ -151,6 +152,7 @@ func (r *Reader) skimFast(plans []skimPlan, refs []uint32) (uint64, []uint32, in
 		if pos >= len(info) {
 			return 0, refs, dies, -1
 		}
+		at := pos
 		var code uint64
 		if c := info[pos]; c < 0x80 {
 			code = uint64(c)
@@ -166,26 +168,21 @@ func (r *Reader) skimFast(plans []skimPlan, refs []uint32) (uint64, []uint32, in
 			}
 			continue
 		}
-		var idx int32
+		idx := int32(-1)
 		if code < uint64(len(r.tab.dense)) {
 			idx = r.tab.dense[code] - 1
-		} else {
-			idx = -1
 		}
 		if idx < 0 || !plans[idx].ok {
-			// Rare: decode this DIE the slow way.
-			r.pos = pos - uleblen(code)
+			// Rare: this DIE attribute by attribute.
 			var sub uint64
-			var n, end int
-			sub, refs, n, end = r.skimOne(refs)
-			if end < 0 {
+			var children bool
+			sub, refs, pos, children = r.skimOne(at, refs)
+			if pos < 0 {
 				return 0, refs, dies, -1
 			}
 			h = (h ^ sub) * 0x100000001b3
-			dies += n
-			ab := r.tab.lookup(code)
-			pos = end
-			if ab.children {
+			dies++
+			if children {
 				depth++
 			} else if depth == 0 {
 				return h, refs, dies, pos
@@ -201,7 +198,7 @@ func (r *Reader) skimFast(plans []skimPlan, refs []uint32) (uint64, []uint32, in
 		for _, f := range p.fields {
 			var x uint64
 			if at := pos + f.off; at+8 <= len(info) {
-				x = le64(info[at:]) & (1<<(8*f.n) - 1 | -(uint64(f.n) >> 3))
+				x = get64(info[at:], true) & (1<<(8*f.n) - 1 | -(uint64(f.n) >> 3))
 			} else {
 				x = getN(info[at:at+f.n], f.n, true)
 			}
@@ -220,17 +217,18 @@ func (r *Reader) skimFast(plans []skimPlan, refs []uint32) (uint64, []uint32, in
 	}
 }
 
-// skimOne skims the one DIE at r.pos, not its children, attribute by
-// attribute.
-func (r *Reader) skimOne(refs []uint32) (uint64, []uint32, int, int) {
-	info, pos := r.info, r.pos
+// skimOne skims the one DIE at pos, not its children, attribute by
+// attribute: its hash, refs with its references appended, the position
+// after it (-1 on bad input) and whether it has children.
+func (r *Reader) skimOne(pos int, refs []uint32) (uint64, []uint32, int, bool) {
+	info := r.info
 	code, pos := uleb(info, pos)
 	if pos < 0 {
-		return 0, refs, 0, -1
+		return 0, refs, -1, false
 	}
 	ab := r.tab.lookup(code)
 	if ab == nil {
-		return 0, refs, 0, -1
+		return 0, refs, -1, false
 	}
 	h := uint64(ab.tag)
 	for i := range ab.specs {
@@ -239,7 +237,7 @@ func (r *Reader) skimOne(refs []uint32) (uint64, []uint32, int, int) {
 		if s.size >= 0 {
 			pos += int(s.size)
 		} else if pos = r.skip(s.kind, int(s.size), pos); pos < 0 {
-			return 0, refs, 0, -1
+			return 0, refs, -1, false
 		}
 		if !skimKept.Has(Attr(s.attr)) {
 			continue
@@ -252,21 +250,7 @@ func (r *Reader) skimOne(refs []uint32) (uint64, []uint32, int, int) {
 			h = (h ^ uint64(b)) * 0x100000001b3
 		}
 	}
-	return h, refs, 1, pos
-}
-
-func le64(b []byte) uint64 {
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
-
-func uleblen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
+	return h, refs, pos, ab.children
 }
 
 // BenchmarkSkimTypeDIEs hashes each top-level type DIE's subtree
