@@ -227,23 +227,39 @@ func resize[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// localRefs appends to dst the local references (1..n) of type x of src.
+// localRefs appends to dst the local references (1..n) of type x of src,
+// a type checkedRefs accepted.
 func localRefs(dst []uint32, src *Types, x, n uint32) []uint32 {
-	w := src.typeAt(int(x - 1))
+	dst, _ = appendLocalRefs(dst, src.typeAt(int(x-1)), n)
+	return dst
+}
+
+// appendLocalRefs appends to dst the local references (1..n) among the
+// words w of a type, and reports whether each of its references is in
+// w and void, local or the index type (n+1).
+func appendLocalRefs(dst, w []uint32, n uint32) ([]uint32, bool) {
 	l := idFields(infoKind(w[1]))
-	for _, f := range l.fixed[:l.nfixed] {
-		if r := w[f]; r >= 1 && r <= n {
+	ok := true
+	add := func(r uint32) {
+		switch {
+		case r > n+1:
+			ok = false
+		case r >= 1 && r <= n:
 			dst = append(dst, r)
 		}
 	}
+	for _, f := range l.fixed[:l.nfixed] {
+		if int(f) >= len(w) {
+			return dst, false
+		}
+		add(w[f])
+	}
 	if l.stride != 0 {
 		for i := headerWords + int(l.elem); i < len(w); i += int(l.stride) {
-			if r := w[i]; r >= 1 && r <= n {
-				dst = append(dst, r)
-			}
+			add(w[i])
 		}
 	}
-	return dst
+	return dst, ok
 }
 
 // components finds the strongly connected components of the unit's
@@ -418,31 +434,8 @@ func checkedRefs(dst []uint32, src *Types, x, n uint32, strs int) ([]uint32, boo
 	if len(w) < headerWords {
 		return dst, false
 	}
-	k := infoKind(w[1])
-	ok := true
-	l := idFields(k)
-	for _, f := range l.fixed[:l.nfixed] {
-		if int(f) >= len(w) {
-			return dst, false
-		}
-		switch r := w[f]; {
-		case r > n+1:
-			ok = false
-		case r >= 1 && r <= n:
-			dst = append(dst, r)
-		}
-	}
-	if l.stride != 0 {
-		for i := headerWords + int(l.elem); i < len(w); i += int(l.stride) {
-			switch r := w[i]; {
-			case r > n+1:
-				ok = false
-			case r >= 1 && r <= n:
-				dst = append(dst, r)
-			}
-		}
-	}
-	forEachFieldIndex(w, strFields(k), func(j int) {
+	dst, ok := appendLocalRefs(dst, w, n)
+	forEachFieldIndex(w, strFields(infoKind(w[1])), func(j int) {
 		if j >= len(w) || int(w[j]) >= strs {
 			ok = false
 		}
