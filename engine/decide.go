@@ -14,8 +14,9 @@ import (
 
 // DecideFunctions decides every function group. The groups are split into
 // jobs contiguous batches (jobs <= 0 means GOMAXPROCS), each evaluated by
-// its own goroutine in queries of at most maxQuery groups. Decisions come back in the order of fns
-// and do not depend on jobs. Function ids must be unique.
+// its own goroutine in queries of at most maxQuery groups. Decisions come
+// back in the order of fns and do not depend on jobs. Function ids must
+// be unique.
 //
 // If deny rules name functions, the error is a *ViolationsError listing
 // every one, and the decisions come back with it, complete, for callers
@@ -124,9 +125,7 @@ func (s *Session) decideFunctions(ctx context.Context) ([]Decision, error) {
 		err := s.pieces(j, func(lo, hi int) error {
 			r, err := e.decideBatch(ctx, batch{fns: fns, out: out, index: s.index, lo: lo, hi: hi}, s.pieceInput(j, lo, hi))
 			s.forget(lo, hi)
-			report.problems = append(report.problems, r.problems...)
-			report.conflicts = append(report.conflicts, r.conflicts...)
-			report.violations = append(report.violations, r.violations...)
+			report.add(r)
 			return err
 		})
 		return report, err
@@ -157,6 +156,13 @@ type batchReport struct {
 	violations []Violation
 }
 
+// add appends o's findings to r's.
+func (r *batchReport) add(o batchReport) {
+	r.problems = append(r.problems, o.problems...)
+	r.conflicts = append(r.conflicts, o.conflicts...)
+	r.violations = append(r.violations, o.violations...)
+}
+
 // firstError returns the first error that is not a cancellation caused by
 // another batch's failure.
 // runBatches runs one batch per job on goroutines of their own, each with
@@ -183,9 +189,7 @@ func runBatches(ctx context.Context, jobs int, run func(ctx context.Context, j i
 		return all, err
 	}
 	for _, r := range reports {
-		all.problems = append(all.problems, r.problems...)
-		all.conflicts = append(all.conflicts, r.conflicts...)
-		all.violations = append(all.violations, r.violations...)
+		all.add(r)
 	}
 	return all, nil
 }
