@@ -154,10 +154,7 @@ func (r *Reader) skimFast(plans []skimPlan, refs []uint32) (uint64, []uint32, in
 		}
 		at := pos
 		var code uint64
-		if c := info[pos]; c < 0x80 {
-			code = uint64(c)
-			pos++
-		} else if code, pos = uleb(info, pos); pos < 0 {
+		if code, pos = uleb(info, pos); pos < 0 {
 			return 0, refs, dies, -1
 		}
 		if code == 0 {
