@@ -121,9 +121,8 @@ func (e *encoder) convertUnits() (int, error) {
 	}
 	e.splicer = splicer
 	splicer.Grow(reservation(in))
-	var states []functions.State
+	var got unitResults
 	var datasecs []datasecEntry
-	var vars []facts.Variable
 	var firstErr error
 	skipped := 0
 	for i := range units {
@@ -161,23 +160,22 @@ func (e *encoder) convertUnits() (int, error) {
 		case free <- r.frag:
 		default:
 		}
-		firstVar := len(vars)
+		firstVar := got.nvars()
 		for k := range r.vars {
 			r.vars[k].ID = firstVar + k
 		}
-		vars = append(vars, r.vars...)
-		e.vars.add(vars)
+		got.addVars(r.vars, e.vars.add)
 		for _, si := range r.infos {
 			datasecs = append(datasecs, datasecEntry{section: si.section, fact: firstVar + si.fact, info: btf.VarSecinfo{
 				Type: r.frag.VarIDs[si.varIdx] + tailShift, Offset: si.offset, Size: si.size}})
 		}
-		states = append(states, r.states...)
+		got.addStates(r.states)
 		skipped += r.skipped
 	}
 	// Workers never block on slots; closing stop ends
 	// the feeder, which closes next and lets the workers return.
 	wg.Wait()
-	e.states, e.uv, e.known = states, unitVars{vars, datasecs}, splicer.Dropped()
+	e.states, e.uv, e.known = got.states, unitVars{got.allVars(), datasecs}, splicer.Dropped()
 	return skipped, firstErr
 }
 

@@ -35,8 +35,8 @@ type encoder struct {
 	policy func() (*engine.Engine, error)
 	vars   *varDecider // decides variables beside the walks
 	elf    *loader.ElfFuncs
-	states []functions.State // in unit order
-	known  int               // types the splicer dropped as copies of earlier ones
+	states [][]functions.State // each unit's, in unit order
+	known  int                 // types the splicer dropped as copies of earlier ones
 	// dropKnown makes the splicer drop types known from earlier units;
 	// splicer is kept for the check after the dedup.
 	dropKnown bool
@@ -211,6 +211,7 @@ func (e *encoder) decode() error {
 // facts of each group.
 func (e *encoder) facts() error {
 	e.groups = functions.Group(e.all, e.elf, e.states, e.opts.Features)
+	e.states = nil // the groups hold them, sorted
 	e.res.Functions = e.groups.Facts(e.in.SectionName, e.opts.Detail)
 	return nil
 }

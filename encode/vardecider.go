@@ -68,15 +68,12 @@ func (d *varDecider) run() (varDecisions, error) {
 	return out, err
 }
 
-// add takes the facts of every variable spliced so far (ids set; the
-// facts of earlier calls unchanged, at the same places) and sends every
-// full chunk of those not yet sent. A chunk is a window on all, not a
-// copy: the facts are neither written nor moved once spliced.
-func (d *varDecider) add(all []facts.Variable) {
-	for len(all)-d.sent >= varChunk {
-		d.chunks <- all[d.sent : d.sent+varChunk : d.sent+varChunk]
-		d.sent += varChunk
-	}
+// add sends the next chunk of the spliced facts: varChunk of them, ids
+// following those sent before. A chunk is not a copy: the facts are
+// neither written nor moved once spliced (unitResults' blocks).
+func (d *varDecider) add(chunk []facts.Variable) {
+	d.chunks <- chunk
+	d.sent += len(chunk)
 }
 
 // abandon ends the goroutine without deciding the rest, if finish has not

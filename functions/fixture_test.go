@@ -83,4 +83,6 @@ func save(t *testing.T, file string, set features.Set) *saved {
 }
 
 // group groups the saved states with set's features.
-func (s *saved) group(set features.Set) *Groups { return Group(s.types, s.elf, s.states, set) }
+func (s *saved) group(set features.Set) *Groups {
+	return Group(s.types, s.elf, [][]State{s.states}, set)
+}

@@ -32,45 +32,65 @@ type group struct {
 	trueSignature bool
 }
 
-// sortStatesByElf sorts states by ELF function index, stably: a counting
-// sort (the indexes are dense), much cheaper than a comparison sort moving
-// 100,000 states of the kernel around.
-func sortStatesByElf(states []State) {
-	if len(states) < 2 {
-		return
-	}
-	hi := int32(0)
-	for i := range states {
-		if states[i].elf < 0 { // not an index: no counting
-			slices.SortStableFunc(states, func(a, b State) int { return cmp.Compare(a.elf, b.elf) })
-			return
+// sortedByElf returns the states of units, one slice after the other,
+// sorted by ELF function index, stably, in one new slice: a counting sort
+// (the indexes are dense), much cheaper than a comparison sort moving
+// 100,000 states of the kernel around, and no concatenation before it.
+func sortedByElf(units [][]State) []State {
+	n, hi := 0, int32(0)
+	dense := true
+	for _, states := range units {
+		n += len(states)
+		for i := range states {
+			if states[i].elf < 0 { // not an index: no counting
+				dense = false
+			}
+			hi = max(hi, states[i].elf)
 		}
-		hi = max(hi, states[i].elf)
+	}
+	sorted := make([]State, n)
+	if !dense {
+		sorted = sorted[:0]
+		for _, states := range units {
+			sorted = append(sorted, states...)
+		}
+		slices.SortStableFunc(sorted, func(a, b State) int { return cmp.Compare(a.elf, b.elf) })
+		return sorted
 	}
 	next := make([]int, hi+2) // where the states of each index go
-	for i := range states {
-		next[states[i].elf+1]++
+	for _, states := range units {
+		for i := range states {
+			next[states[i].elf+1]++
+		}
 	}
 	for k := 1; k < len(next); k++ {
 		next[k] += next[k-1]
 	}
-	sorted := make([]State, len(states))
-	for i := range states {
-		e := states[i].elf
-		sorted[next[e]] = states[i]
-		next[e]++
+	for _, states := range units {
+		for i := range states {
+			e := states[i].elf
+			sorted[next[e]] = states[i]
+			next[e]++
+		}
 	}
-	copy(states, sorted)
+	return sorted
 }
 
 // Group sorts the saved states by base name (stably, so unit order is
 // kept inside a group, as glibc's qsort does for pahole) and combines each
-// group's flags and prototypes (spec §2.7 steps 1-5). The states, global
-// (Globalize), index elf's functions and their types are in types; set's
+// group's flags and prototypes (spec §2.7 steps 1-5). units holds each
+// unit's states (Save), in unit order; the states, global (Globalize),
+// index elf's functions and their types are in types; set's
 // true_signature says whether true signatures apply to every group.
-func Group(types *btf.Types, elf *loader.ElfFuncs, states []State, set features.Set) *Groups {
-	sortStatesByElf(states)
-	gs := &Groups{types: types, elf: elf, set: set}
+func Group(types *btf.Types, elf *loader.ElfFuncs, units [][]State, set features.Set) *Groups {
+	states := sortedByElf(units)
+	n := 0 // the groups: appending them one by one would allocate five times their size
+	for i := range states {
+		if i == 0 || states[i].elf != states[i-1].elf {
+			n++
+		}
+	}
+	gs := &Groups{types: types, elf: elf, set: set, list: make([]group, 0, n)}
 	for i := 0; i < len(states); {
 		j := i + 1
 		for j < len(states) && states[j].elf == states[i].elf {
