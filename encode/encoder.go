@@ -184,6 +184,7 @@ func (e *encoder) decode() error {
 	}
 	e.vars = newVarDecider(e.policy)
 	skippedRefs, err := e.convertUnits()
+	collectAfterDecode(in.InfoSize)
 	sd, serr := e.side.wait()
 	if serr != nil {
 		return serr // the ELF's error first, as when it was read first
