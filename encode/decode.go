@@ -35,6 +35,7 @@ func (e *encoder) convertUnits() (int, error) {
 		infos   []secinfo
 		vars    []facts.Variable
 		skipped int
+		locEnd  uint64 // walker.LocationsRead
 	}
 	slots := make([]*future[result], len(units))
 	for i := range slots {
@@ -92,7 +93,8 @@ func (e *encoder) convertUnits() (int, error) {
 					frag.PrepareKnown(reuse)
 				}
 				states := functions.Save(&tab, i, sd.elf, fo)
-				return result{frag: frag, states: states, infos: cv.infos, vars: cv.facts, skipped: walker.SkippedRefs()}, nil
+				return result{frag: frag, states: states, infos: cv.infos, vars: cv.facts, skipped: walker.SkippedRefs(),
+					locEnd: walker.LocationsRead()}, nil
 			}
 			for i := range next {
 				slots[i].resolve(unit(i))
@@ -153,6 +155,10 @@ func (e *encoder) convertUnits() (int, error) {
 		// points into .debug_info any more (splicing and Globalize copy
 		// the names read inline): its pages there can go.
 		in.ReleaseInfoBefore(units[i].end)
+		in.ReleaseLocationsBefore(r.locEnd)
+		if u := units[i].lastUnit(); u.Part == 0 {
+			in.ReleaseAbbrevBefore(u.AbbrevOffset)
+		}
 		if e.pipe != nil {
 			e.pipe.publish(dst)
 		}

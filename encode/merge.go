@@ -20,6 +20,14 @@ type unitJob struct {
 	end    uint64             // the end of the job's part of .debug_info
 }
 
+// lastUnit is the job's last unit in .debug_info order.
+func (j *unitJob) lastUnit() *dwarf.Unit {
+	if len(j.merged) > 0 {
+		return &j.merged[len(j.merged)-1]
+	}
+	return j.unit
+}
+
 // unitJobs returns in's jobs in .debug_info order.
 func unitJobs(in *loader.Input) []unitJob {
 	units := in.Units

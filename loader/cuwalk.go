@@ -72,7 +72,11 @@ type Walker struct {
 	spans       []unitSpan
 	badRef      uint64
 	skippedRefs int
-	voidRefs    []uint64 // references into walked units that found no type DIE
+	// locEnd is one past the furthest location list start the walk read
+	// in the input's own location section (part 0), 0 if none: see
+	// LocationsRead.
+	locEnd   uint64
+	voidRefs []uint64 // references into walked units that found no type DIE
 	// A group's copies of its partial units and its units in walk order
 	// (WalkImporting).
 	partBuf   []dwarf.Unit
@@ -188,6 +192,7 @@ func (w *Walker) begin(t *TypeTable, u *dwarf.Unit, from, to uint64) {
 	w.vars = w.vars[:0]
 	w.vannots = w.vannots[:0]
 	w.badRef, w.skippedRefs = 0, 0
+	w.locEnd = 0
 	w.voidRefs = w.voidRefs[:0]
 }
 

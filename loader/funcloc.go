@@ -17,6 +17,7 @@ func (w *Walker) decodeLocation(p *FuncParam, loc *dwarf.Field, u *dwarf.Unit, a
 		return
 	}
 	locNum := -1
+	w.noteLocList(u, loc.Val)
 	_ = w.data.LocList(u, loc.Val, func(e dwarf.LocEntry) bool {
 		locNum++
 		if len(e.Expr) > 0 {

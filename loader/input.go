@@ -49,6 +49,8 @@ type Input struct {
 	infoCopied bool              // info is a relocated copy (elffile.File.IsCopy)
 	secs       map[string][]byte // the debug sections, for ReleaseDebug
 	released   int               // .debug_info before this offset is released
+	// How far .debug_abbrev and the location section are released.
+	abbrevReleased, locReleased int
 }
 
 // debugSectionNames are the sections the DWARF reader uses.
@@ -247,6 +249,47 @@ const (
 // pageSize is the largest page size of the systems we run on that matters
 // here; releasing is a hint, so a larger real page size only keeps more.
 const pageSize = 64 << 10
+
+// ReleaseAbbrevBefore lets go the pages of a mapped .debug_abbrev before
+// offset off: the abbreviation tables of units already walked (a unit's
+// table is read once, when its walk starts). A hint: a page read again
+// comes back from the file.
+func (in *Input) ReleaseAbbrevBefore(off uint64) {
+	in.releaseMapped(in.secs[".debug_abbrev"], &in.abbrevReleased, off)
+}
+
+// ReleaseLocationsBefore lets go the pages of a mapped .debug_loclists (or
+// .debug_loc, whichever the input has) before offset off: the location
+// lists of units already walked (Walker.LocationsRead), which a linker lays
+// out in unit order. A hint, as ReleaseAbbrevBefore's.
+func (in *Input) ReleaseLocationsBefore(off uint64) {
+	lists, loc := in.secs[".debug_loclists"], in.secs[".debug_loc"]
+	switch {
+	case len(lists) > 0 && len(loc) == 0:
+		in.releaseMapped(lists, &in.locReleased, off)
+	case len(loc) > 0 && len(lists) == 0:
+		in.releaseMapped(loc, &in.locReleased, off)
+	}
+}
+
+// releaseMapped releases sec's mapped pages from *done to off, at least
+// sideBatch at a time. A section the File copied (relocated) is left
+// alone: its bytes are the only ones.
+func (in *Input) releaseMapped(sec []byte, done *int, off uint64) {
+	if off > uint64(len(sec)) {
+		off = uint64(len(sec))
+	}
+	if int(off) < *done+sideBatch || in.ELF.IsCopy(sec) {
+		return
+	}
+	in.ELF.Release(sec[max(*done-pageSize, 0):off])
+	*done = int(off)
+}
+
+// sideBatch is how much of .debug_abbrev or a location section a release
+// lets go at least: they are a tenth of .debug_info's size, and each
+// release flushes TLBs as releaseBatch says.
+const sideBatch = 1 << 20
 
 // ReleaseDebug lets go the pages of every debug section once the units are
 // walked: later phases read only a few names from them, none from

@@ -157,6 +157,20 @@ func (w *Walker) release() {
 // because they point into a unit WalkMerged's skip left out.
 func (w *Walker) SkippedRefs() int { return w.skippedRefs }
 
+// LocationsRead is one past the furthest start of a location list the
+// last walk read in the input's own .debug_loclists or .debug_loc (not a
+// supplement's or split part's), 0 if it read none: what
+// Input.ReleaseLocationsBefore may let go once the walk's unit is done.
+func (w *Walker) LocationsRead() uint64 { return w.locEnd }
+
+// noteLocList records that the walk reads the location list at off of
+// unit u's location section.
+func (w *Walker) noteLocList(u *dwarf.Unit, off uint64) {
+	if u.Part == 0 && off >= w.locEnd {
+		w.locEnd = off + 1
+	}
+}
+
 // unitAt returns the unit of the table whose range holds off, or nil.
 func (w *Walker) unitAt(off uint64) *unitSpan {
 	i := sort.Search(len(w.spans), func(i int) bool { return w.spans[i].u.End > off })

@@ -53,6 +53,7 @@ func (w *Walker) scanLocation(p *FuncParam, loc *dwarf.Field, u *dwarf.Unit, low
 	}
 	first, atEntry, hasDefault := true, false, false
 	var dfltKind uint8
+	w.noteLocList(u, loc.Val)
 	_ = w.data.LocList(u, loc.Val, func(e dwarf.LocEntry) bool {
 		kind := w.scanExpr(p, e.Expr, u)
 		switch {
