@@ -25,7 +25,7 @@ import (
 //
 //	 0 magic "BTFGPRE\x01"   56 string section length
 //	 8 format version       64 number of types
-//	16 flags (1: deduped)    72 index slots (a power of two)
+//	16 flags (1: deduped)    72 index slots (a power of two, at most 4/5 used)
 //	24 raw length           80 strings in the index
 //	32 type section start   88 rawAt
 //	40 type words           96 snapshot length
@@ -41,7 +41,7 @@ import (
 // the file, so no folio maps bytes past it.
 const (
 	preparedMagic   = "BTFGPRE\x01"
-	preparedVersion = 4
+	preparedVersion = 5
 	preparedHeader  = 112
 	preparedSumAt   = 104
 )
@@ -102,7 +102,8 @@ func MarshalPrepared(t *Types, raw []byte) ([]byte, error) {
 	rawAt := alignUp(len(out), rawAlign(len(raw)))
 	offsAt := alignUp(rawAt+len(raw), 8)
 	slotsAt := alignUp(offsAt+4*len(t.offs), 8)
-	out = append(out, make([]byte, slotsAt+8*len(s.index.slots)-len(out))...)
+	index := s.index.packed()
+	out = append(out, make([]byte, slotsAt+8*len(index.slots)-len(out))...)
 	copy(out, preparedMagic)
 	le := binary.LittleEndian
 	flags := uint64(0)
@@ -110,7 +111,7 @@ func MarshalPrepared(t *Types, raw []byte) ([]byte, error) {
 		flags = 1
 	}
 	for i, v := range []uint64{preparedVersion, flags, uint64(len(raw)), uint64(h.typeStart), uint64(len(t.words)),
-		uint64(h.strStart), uint64(h.strLen), uint64(len(t.offs)), uint64(len(s.index.slots)), uint64(s.index.n),
+		uint64(h.strStart), uint64(h.strLen), uint64(len(t.offs)), uint64(len(index.slots)), uint64(index.n),
 		uint64(rawAt), uint64(snapLen)} {
 		le.PutUint64(out[8+8*i:], v)
 	}
@@ -118,7 +119,7 @@ func MarshalPrepared(t *Types, raw []byte) ([]byte, error) {
 	for i, o := range t.offs {
 		le.PutUint32(out[offsAt+4*i:], o)
 	}
-	for i, e := range s.index.slots {
+	for i, e := range index.slots {
 		le.PutUint64(out[slotsAt+8*i:], e)
 	}
 	le.PutUint32(out[preparedSumAt:], preparedSum(out, snapLen, offsAt))
@@ -224,7 +225,7 @@ func preparedLayoutOf(hdr []byte, size, rawLen uint64) (*preparedLayout, error) 
 		return nil, badPrepared("prepared from other BTF")
 	}
 	l.offsAt = uint64(alignUp(int(l.rawAt+l.rawLen), 8))
-	if l.nTypes == 0 || l.nTypes > l.rawLen || l.nSlots < 2 || l.nSlots > size || l.nSlots&(l.nSlots-1) != 0 || l.nSlots < 2*l.indexN {
+	if l.nTypes == 0 || l.nTypes > l.rawLen || l.nSlots < 2 || l.nSlots > size || l.nSlots&(l.nSlots-1) != 0 || 4*l.nSlots < 5*l.indexN {
 		return nil, badPrepared("bad counts")
 	}
 	l.slotsAt = uint64(alignUp(int(l.offsAt+4*l.nTypes), 8))

@@ -90,10 +90,17 @@ func TestPreparedRoundTripReference(t *testing.T) {
 	parsed, data := prepare(t, raw)
 	rawAt := binary.LittleEndian.Uint64(data[88:])
 	snapLen := binary.LittleEndian.Uint64(data[96:])
-	slotsEnd := alignUp(alignUp(int(rawAt)+len(raw), 8)+4*parsed.Len(), 8) + 8*len(parsed.Strings.index.slots)
+	nSlots, nStrings := binary.LittleEndian.Uint64(data[72:]), binary.LittleEndian.Uint64(data[80:])
+	slotsEnd := alignUp(alignUp(int(rawAt)+len(raw), 8)+4*parsed.Len(), 8) + 8*int(nSlots)
 	if rawAt%(2<<20) != 0 || rawAt < preparedHeader+snapLen || slotsEnd != len(data) {
 		t.Errorf("raw BTF at %d after a %d-byte snapshot, index ending at %d of %d bytes; want it 2 MiB aligned, the index last",
 			rawAt, snapLen, slotsEnd, len(data))
+	}
+	// The stored index is packed: the fewest slots that keep at most 4/5
+	// used (101,967 strings: 2^17 slots, where the built index has 2^18).
+	if nStrings != uint64(parsed.Strings.index.n) || 4*nSlots < 5*nStrings || 4*(nSlots/2) >= 5*nStrings {
+		t.Errorf("stored index: %d slots for %d strings (the built one %d for %d); want the fewest at most 4/5 used",
+			nSlots, nStrings, len(parsed.Strings.index.slots), parsed.Strings.index.n)
 	}
 }
 

@@ -250,6 +250,34 @@ func (x *strIndex) insert(slot int, h uint64, off uint32) {
 	}
 }
 
+// packed returns x with the fewest slots (a power of two) that keep at
+// most 4/5 of them used, for an index that is only read from then on: a
+// prepared base's, stored in its file, where a module's few lookups each
+// page in 64 KiB of the index around them (the kernel's fault-around), so
+// that the half-empty index insert keeps would be twice the memory of
+// every encode on the base. A lookup that misses probes longer (about 11
+// slots at 4/5 against 2.5 at 1/2), all in one or two cache lines.
+func (x *strIndex) packed() strIndex {
+	n := 256
+	for 4*n < 5*x.n {
+		n *= 2
+	}
+	p := *x
+	p.slots = make([]uint64, n)
+	mask := n - 1
+	for _, e := range x.slots {
+		if e == 0 {
+			continue
+		}
+		i := int(e>>32) & mask // slots are chosen by the tag alone
+		for p.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		p.slots[i] = e
+	}
+	return p
+}
+
 // parseStrings wraps a copy of a raw string section. start is the offset of
 // its first byte (the base's size for split BTF).
 func parseStrings(sec []byte, base *Strings) (*Strings, error) {

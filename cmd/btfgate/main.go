@@ -21,6 +21,7 @@ func main() {
 	// costs a stack walk and a bucket in the profiler's table, a page of
 	// which is read before it is written.
 	runtime.MemProfileRate = 0
+	releaseInitCode()
 	if isPahole(os.Args[0]) || paholeStyle(os.Args[1:]) {
 		if err := runPahole(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, "pahole (btfgate):", err)
