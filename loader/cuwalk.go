@@ -72,6 +72,7 @@ type Walker struct {
 	spans       []unitSpan
 	badRef      uint64
 	skippedRefs int
+	reserved    bool // the first walk reserved the buffers (reserve)
 	// locEnd is one past the furthest location list start the walk read
 	// in the input's own location section (part 0), 0 if none: see
 	// LocationsRead.
@@ -863,14 +864,21 @@ func add[T any](s []T, v T) []T {
 	return append(s, v)
 }
 
-// reserve gives the walk's largest buffers room for a walk of n bytes of
-// .debug_info (at most reserveFrom of them) at once. Grown by add, from
-// empty, a buffer leaves copies of half, a quarter... of its size behind,
-// which a module's encode, whose collector runs only at its memory limit
-// (cmd/btfgate's setMemoryLimit), never gives back: about 1.8 of a small
-// module's 3.7 MB of walk buffers. Room not used is never touched, so it
-// costs no memory; a kernel's walkers keep theirs from unit to unit.
+// reserve gives the largest buffers of a Walker's first walk room for n
+// bytes of .debug_info (at most reserveFrom of them) at once. Grown by
+// add, from empty, a buffer leaves copies of half, a quarter... of its
+// size behind, which a module's encode, whose collector runs only at its
+// memory limit (cmd/btfgate's setMemoryLimit), never gives back: about 1.8
+// of a small module's 3.7 MB of walk buffers. The room a first walk does
+// not use is fresh memory, never touched. Later walks grow the buffers by
+// add: a reservation there would often be memory the collector freed,
+// which the allocator clears, touching all of it (a kernel's encode held
+// 10 MB more at its peak when every walk reserved).
 func (w *Walker) reserve(t *TypeTable, n uint64) {
+	if w.reserved {
+		return
+	}
+	w.reserved = true
 	n = min(n, reserveFrom)
 	members, types := int(n/bytesPerMember), int(n/bytesPerType)
 	t.Members = room(t.Members, members)
