@@ -155,12 +155,8 @@ func (t *candTable) add(h uint64, id uint32) int32 {
 // reach is paged in and the half-empty table add keeps would be twice the
 // memory.
 func (t *candTable) packed() candTable {
-	n := 1024
-	for 4*n < 5*t.used {
-		n *= 2
-	}
 	p := *t
-	p.slots = make([]candSlot, n)
+	p.slots = make([]candSlot, packedSlots(t.used, 1024))
 	for i := range p.slots {
 		p.slots[i].head = -1
 	}

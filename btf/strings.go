@@ -234,20 +234,25 @@ func (x *strIndex) insert(slot int, h uint64, off uint32) {
 	x.slots[slot] = h>>32<<32 | uint64(off+1)
 	x.n++
 	if 2*x.n > len(x.slots) {
-		old := x.slots
-		x.slots = make([]uint64, 2*len(old))
-		mask := len(x.slots) - 1
-		for _, e := range old {
-			if e == 0 {
-				continue
-			}
-			i := int(e>>32) & mask // slots are chosen by the tag alone
-			for x.slots[i] != 0 {
-				i = (i + 1) & mask
-			}
-			x.slots[i] = e
-		}
+		x.slots = reslot(x.slots, 2*len(x.slots))
 	}
+}
+
+// reslot returns the entries of slots in n new ones (a power of two).
+func reslot(slots []uint64, n int) []uint64 {
+	out := make([]uint64, n)
+	mask := n - 1
+	for _, e := range slots {
+		if e == 0 {
+			continue
+		}
+		i := int(e>>32) & mask // slots are chosen by the tag alone
+		for out[i] != 0 {
+			i = (i + 1) & mask
+		}
+		out[i] = e
+	}
+	return out
 }
 
 // packed returns x with the fewest slots (a power of two) that keep at
@@ -258,24 +263,20 @@ func (x *strIndex) insert(slot int, h uint64, off uint32) {
 // every encode on the base. A lookup that misses probes longer (about 11
 // slots at 4/5 against 2.5 at 1/2), all in one or two cache lines.
 func (x *strIndex) packed() strIndex {
-	n := 256
-	for 4*n < 5*x.n {
-		n *= 2
-	}
 	p := *x
-	p.slots = make([]uint64, n)
-	mask := n - 1
-	for _, e := range x.slots {
-		if e == 0 {
-			continue
-		}
-		i := int(e>>32) & mask // slots are chosen by the tag alone
-		for p.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		p.slots[i] = e
-	}
+	p.slots = reslot(x.slots, packedSlots(x.n, 256))
 	return p
+}
+
+// packedSlots is the fewest slots, a power of two and at least least, that
+// hold n entries with at most 4/5 of them used: the size of a table that
+// is only read from (strIndex.packed, candTable.packed).
+func packedSlots(n, least int) int {
+	slots := least
+	for 4*slots < 5*n {
+		slots *= 2
+	}
+	return slots
 }
 
 // parseStrings wraps a copy of a raw string section. start is the offset of
