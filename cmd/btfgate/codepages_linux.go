@@ -24,36 +24,48 @@ import (
 // Only the code of a fixed-address executable (ELF type EXEC) is let go:
 // nothing in it was written at load time, so the pages read back from the
 // file are the ones that were mapped. A position-independent build, whose
-// loader may relocate read-only data, keeps its pages.
+// loader may relocate read-only data, keeps its pages. So does code with a
+// page of its own in the mapping (smaps' Anonymous): a breakpoint, a
+// debugger's or a uprobe's (bpftrace on btfgate), which the pages read back
+// would not have.
 func releaseInitCode() {
 	exe, err := os.Executable()
+	if err != nil || !fixedAddress(exe) {
+		return
+	}
+	smaps, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		return
 	}
-	if !fixedAddress(exe) {
-		return
-	}
-	maps, err := os.Open("/proc/self/maps")
-	if err != nil {
-		return
-	}
-	defer maps.Close()
-	sc := bufio.NewScanner(maps)
+	defer smaps.Close()
+	var start, end uint64
+	in := false
+	sc := bufio.NewScanner(smaps)
 	for sc.Scan() {
-		// start-end perms offset dev inode path
 		fs := strings.Fields(sc.Text())
-		if len(fs) < 6 || fs[1] != "r-xp" || fs[5] != exe {
-			continue
+		switch {
+		case len(fs) >= 5 && strings.Contains(fs[0], "-") && !strings.HasSuffix(fs[0], ":"):
+			// A mapping's line: start-end perms offset dev inode [path].
+			if in {
+				return // the code mapping had no Anonymous line
+			}
+			if len(fs) < 6 || fs[1] != "r-xp" || fs[5] != exe {
+				continue
+			}
+			lo, hi, _ := strings.Cut(fs[0], "-")
+			var err1, err2 error
+			start, err1 = strconv.ParseUint(lo, 16, 64)
+			end, err2 = strconv.ParseUint(hi, 16, 64)
+			in = err1 == nil && err2 == nil && end > start
+		case in && len(fs) >= 2 && fs[0] == "Anonymous:":
+			if fs[1] != "0" {
+				return // written to since it was mapped
+			}
+			// The range is the process's own mapping, not Go memory: the
+			// system call takes it as numbers.
+			_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, uintptr(start), uintptr(end-start), syscall.MADV_DONTNEED)
+			return
 		}
-		lo, hi, _ := strings.Cut(fs[0], "-")
-		start, err1 := strconv.ParseUint(lo, 16, 64)
-		end, err2 := strconv.ParseUint(hi, 16, 64)
-		if err1 != nil || err2 != nil || end <= start {
-			continue
-		}
-		// The range is the process's own mapping, not Go memory: the
-		// system call takes it as numbers.
-		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, uintptr(start), uintptr(end-start), syscall.MADV_DONTNEED)
 	}
 }
 

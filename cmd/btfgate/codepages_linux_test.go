@@ -7,12 +7,21 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 // codeRSS returns the resident kilobytes of the executable's code mapping
 // (/proc/self/smaps).
 func codeRSS(t *testing.T) int {
+	t.Helper()
+	_, kb := codeField(t, "Rss:")
+	return kb
+}
+
+// codeField returns the start of the executable's code mapping and the
+// kilobytes of one of its /proc/self/smaps fields.
+func codeField(t *testing.T, field string) (uint64, int) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -25,12 +34,17 @@ func codeRSS(t *testing.T) int {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	in, kb := false, -1
+	var start uint64
 	for sc.Scan() {
 		fs := strings.Fields(sc.Text())
 		switch {
 		case len(fs) >= 6 && strings.Contains(fs[0], "-"):
 			in = fs[1] == "r-xp" && fs[5] == exe
-		case in && len(fs) >= 2 && fs[0] == "Rss:":
+			if in {
+				lo, _, _ := strings.Cut(fs[0], "-")
+				start, _ = strconv.ParseUint(lo, 16, 64)
+			}
+		case in && len(fs) >= 2 && fs[0] == field:
 			kb, _ = strconv.Atoi(fs[1])
 			in = false
 		}
@@ -38,7 +52,7 @@ func codeRSS(t *testing.T) int {
 	if kb < 0 {
 		t.Skip("no code mapping of the executable in /proc/self/smaps")
 	}
-	return kb
+	return start, kb
 }
 
 // TestReleaseInitCode checks that the code pages mapped in before main are
@@ -54,5 +68,40 @@ func TestReleaseInitCode(t *testing.T) {
 	t.Logf("code resident: %d KiB before, %d KiB after", before, after)
 	if after >= before/2 {
 		t.Errorf("code resident: %d KiB before the release, %d KiB after (want under half)", before, after)
+	}
+}
+
+// TestReleaseInitCodeKeepsWrittenCode checks that code written to since it
+// was mapped (a debugger's breakpoint, a uprobe) is not let go: the pages
+// read back from the file would lose the write. The test writes a byte of
+// the code as it is, through /proc/self/mem as a debugger does, which
+// gives the page a copy of its own.
+func TestReleaseInitCodeKeepsWrittenCode(t *testing.T) {
+	if exe, err := os.Executable(); err != nil || !fixedAddress(exe) {
+		t.Skip("the test binary is not a fixed-address executable: releaseInitCode leaves it alone")
+	}
+	start, _ := codeField(t, "Anonymous:")
+	mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer mem.Close()
+	at := int64(start) + 4096
+	b := make([]byte, 1)
+	if _, err := mem.ReadAt(b, at); err != nil {
+		t.Skip(err)
+	}
+	if _, err := mem.WriteAt(b, at); err != nil {
+		t.Skipf("cannot write the code through /proc/self/mem: %v", err)
+	}
+	// Give the page back afterwards (it reads the same from the file), so
+	// that releaseInitCode lets the code go again for other tests.
+	defer syscall.Syscall(syscall.SYS_MADVISE, uintptr(at), 4096, syscall.MADV_DONTNEED)
+	if _, anon := codeField(t, "Anonymous:"); anon == 0 {
+		t.Fatal("writing the code gave it no page of its own")
+	}
+	releaseInitCode()
+	if _, anon := codeField(t, "Anonymous:"); anon == 0 {
+		t.Error("releaseInitCode let go of code written since it was mapped")
 	}
 }
