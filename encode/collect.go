@@ -10,7 +10,7 @@ import "runtime"
 // walk's garbage waits for the next collection, and that is the peak of a
 // kernel's RSS. With one, they reuse the walk's memory: on the corpus
 // kernel the peak RSS at -j2 fell by about 8 % (docs/performance.md,
-// "Session 13: a collection after the decode") for no wall time. Below
+// "Session 13: garbage between the phases") for no wall time. Below
 // this size (most modules) the collector runs only at the memory limit
 // (cmd/btfgate's setMemoryLimit) and the walk's garbage is small: a
 // collection there would be CPU spent for nothing.

@@ -33,7 +33,7 @@ func (u *unitResults) nvars() int { return len(u.blocks)*varChunk + len(u.tail) 
 // each block it fills, in order.
 func (u *unitResults) addVars(vs []facts.Variable, full func(block []facts.Variable)) {
 	for len(vs) > 0 {
-		if len(u.tail) == 0 && len(u.blocks) > 0 && cap(u.tail) < varChunk {
+		if u.tail == nil && len(u.blocks) > 0 {
 			// Past the first block, a block is filled to the end.
 			u.tail = make([]facts.Variable, 0, varChunk)
 		}

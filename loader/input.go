@@ -212,28 +212,26 @@ func (in *Input) SectionName(idx uint32) string {
 // given back, so a module's whole .debug_info is not held at the end of
 // the walk.
 func (in *Input) ReleaseInfoBefore(off uint64) {
-	if off > uint64(len(in.info)) {
-		off = uint64(len(in.info))
+	switch {
+	case !in.infoCopied:
+		releaseBefore(in.ELF.Release, in.info, &in.released, off, releaseBatch)
+	case !in.KeepInfo:
+		releaseBefore(in.ELF.Discard, in.info, &in.released, off, discardBatch)
 	}
-	if in.infoCopied && in.KeepInfo {
-		return
-	}
-	batch := releaseBatch
-	if in.infoCopied {
-		batch = discardBatch
-	}
-	if int(off) < in.released+batch {
-		return // not worth a call yet (see releaseBatch)
+}
+
+// releaseBefore lets go, by let, the whole pages of sec from *done to off
+// once there are at least batch bytes of them (see releaseBatch), and
+// records off in *done.
+func releaseBefore(let func([]byte), sec []byte, done *int, off uint64, batch int) {
+	off = min(off, uint64(len(sec)))
+	if int(off) < *done+batch {
+		return // not worth a call yet
 	}
 	// Start a page early: the page holding the last call's end was partly
-	// in use then, so Release (whole pages only) kept it.
-	from := max(in.released-pageSize, 0)
-	if in.infoCopied {
-		in.ELF.Discard(in.info[from:off])
-	} else {
-		in.ELF.Release(in.info[from:off])
-	}
-	in.released = int(off)
+	// in use then, and only whole pages are let go.
+	let(sec[max(*done-pageSize, 0):off])
+	*done = int(off)
 }
 
 // releaseBatch is how much of a mapped .debug_info ReleaseInfoBefore lets
@@ -252,10 +250,11 @@ const pageSize = 64 << 10
 
 // ReleaseAbbrevBefore lets go the pages of a mapped .debug_abbrev before
 // offset off: the abbreviation tables of units already walked (a unit's
-// table is read once, when its walk starts). A hint: a page read again
-// comes back from the file.
+// table is read once, when its walk starts). A hint, as Release's: a page
+// read again comes back from the file, and a relocated copy (a module's)
+// is left alone.
 func (in *Input) ReleaseAbbrevBefore(off uint64) {
-	in.releaseMapped(in.secs[".debug_abbrev"], &in.abbrevReleased, off)
+	releaseBefore(in.ELF.Release, in.secs[".debug_abbrev"], &in.abbrevReleased, off, sideBatch)
 }
 
 // ReleaseLocationsBefore lets go the pages of a mapped .debug_loclists (or
@@ -266,24 +265,10 @@ func (in *Input) ReleaseLocationsBefore(off uint64) {
 	lists, loc := in.secs[".debug_loclists"], in.secs[".debug_loc"]
 	switch {
 	case len(lists) > 0 && len(loc) == 0:
-		in.releaseMapped(lists, &in.locReleased, off)
+		releaseBefore(in.ELF.Release, lists, &in.locReleased, off, sideBatch)
 	case len(loc) > 0 && len(lists) == 0:
-		in.releaseMapped(loc, &in.locReleased, off)
+		releaseBefore(in.ELF.Release, loc, &in.locReleased, off, sideBatch)
 	}
-}
-
-// releaseMapped releases sec's mapped pages from *done to off, at least
-// sideBatch at a time. A section the File copied (relocated) is left
-// alone: its bytes are the only ones.
-func (in *Input) releaseMapped(sec []byte, done *int, off uint64) {
-	if off > uint64(len(sec)) {
-		off = uint64(len(sec))
-	}
-	if int(off) < *done+sideBatch || in.ELF.IsCopy(sec) {
-		return
-	}
-	in.ELF.Release(sec[max(*done-pageSize, 0):off])
-	*done = int(off)
 }
 
 // sideBatch is how much of .debug_abbrev or a location section a release
