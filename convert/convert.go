@@ -39,6 +39,11 @@ const sanitizedIntName = "__SANITIZED_FAKE_INT__"
 type Converter struct {
 	opts Options
 	strs localStrings
+	// A type's members, enumerators or parameters while it is built: kept
+	// from unit to unit, since each type is copied out of them.
+	members []btf.Member
+	values  []btf.EnumValue
+	params  []btf.Param
 }
 
 // New returns a Converter with opts. strs indexes the DWARF
@@ -167,9 +172,8 @@ func (c *Converter) Convert(tab *loader.TypeTable, vars []Var, reuse ...*btf.Fra
 	strs.list = list
 	n := btf.TypeID(tab.Len())
 	index := n + 1 // external: the array index type
-	var members []btf.Member
-	var values []btf.EnumValue
-	var params []btf.Param
+	members, values, params := c.members[:0], c.values[:0], c.params[:0]
+	defer func() { c.members, c.values, c.params = members[:0], values[:0], params[:0] }()
 	for id := btf.TypeID(1); id <= n; id++ {
 		en := &tab.Entries[id]
 		var got btf.TypeID

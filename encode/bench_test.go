@@ -225,7 +225,7 @@ func walkAll(b *testing.B, path string) *benchTables {
 		if err := walker.Walk(u, tab); err != nil {
 			b.Fatal(err)
 		}
-		cv, err := filterVars(tab, vs)
+		cv, err := filterVars(tab, vs, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

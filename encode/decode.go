@@ -41,8 +41,8 @@ func (e *encoder) convertUnits() (int, error) {
 	for i := range slots {
 		slots[i] = newFuture[result]()
 	}
-	window := make(chan struct{}, 2*jobs)      // tokens for units in flight
-	free := make(chan *btf.Fragment, 2*jobs+2) // spliced fragments, for reuse
+	window := make(chan struct{}, 2*jobs) // tokens for units in flight
+	free := make(chan spliced, 2*jobs+2)  // for reuse
 	next := make(chan int)
 	stop := make(chan struct{})
 	walkOpts := loader.WalkOptions{TypeTags: opts.Features.TypeTag, DeclTags: opts.Features.DeclTag,
@@ -76,21 +76,21 @@ func (e *encoder) convertUnits() (int, error) {
 				if err != nil {
 					return result{}, err
 				}
-				cv, err := filterVars(&tab, sd.vs)
-				if err != nil {
-					return result{}, err
-				}
-				var reuse *btf.Fragment
+				var reuse spliced
 				select {
 				case reuse = <-free:
 				default:
 				}
-				frag, err := conv.Convert(&tab, cv.vars, reuse)
+				cv, err := filterVars(&tab, sd.vs, reuse.vars)
+				if err != nil {
+					return result{}, err
+				}
+				frag, err := conv.Convert(&tab, cv.vars, reuse.frag)
 				if err != nil {
 					return result{}, fmt.Errorf("%s: %w", in.Path, err)
 				}
 				if e.dropKnown {
-					frag.PrepareKnown(reuse)
+					frag.PrepareKnown(reuse.frag)
 				}
 				states := functions.Save(&tab, i, sd.elf, fo)
 				return result{frag: frag, states: states, infos: cv.infos, vars: cv.facts, skipped: walker.SkippedRefs(),
@@ -162,10 +162,6 @@ func (e *encoder) convertUnits() (int, error) {
 		if e.pipe != nil {
 			e.pipe.publish(dst)
 		}
-		select {
-		case free <- r.frag:
-		default:
-		}
 		firstVar := got.nvars()
 		for k := range r.vars {
 			r.vars[k].ID = firstVar + k
@@ -175,6 +171,11 @@ func (e *encoder) convertUnits() (int, error) {
 			datasecs = append(datasecs, datasecEntry{section: si.section, fact: firstVar + si.fact, info: btf.VarSecinfo{
 				Type: r.frag.VarIDs[si.varIdx] + tailShift, Offset: si.offset, Size: si.size}})
 		}
+		clear(r.vars) // copied by addVars; the strings need not stay
+		select {
+		case free <- spliced{r.frag, r.vars[:0]}:
+		default:
+		}
 		got.addStates(r.states)
 		skipped += r.skipped
 	}
@@ -183,6 +184,13 @@ func (e *encoder) convertUnits() (int, error) {
 	wg.Wait()
 	e.states, e.uv, e.known = got.states, unitVars{got.allVars(), datasecs}, splicer.Dropped()
 	return skipped, firstErr
+}
+
+// spliced is what a spliced unit's result leaves for a later unit's
+// worker to fill again: its fragment and its variables' facts buffer.
+type spliced struct {
+	frag *btf.Fragment
+	vars []facts.Variable
 }
 
 // withPath prefixes err with the input's path unless it is a DWARF decode

@@ -69,8 +69,9 @@ type cuVars struct {
 // variables: it encodes those pahole encodes and records every candidate's
 // facts with the reason pahole leaves it out. A name BTF cannot hold and a
 // void type fail the encode, as in pahole, unless encode_force is on.
-func filterVars(tab *loader.TypeTable, vs *varSections) (cuVars, error) {
-	var out cuVars
+// The facts are appended to into[:0] (a spliced unit's, for reuse).
+func filterVars(tab *loader.TypeTable, vs *varSections, into []facts.Variable) (cuVars, error) {
+	out := cuVars{facts: into[:0]}
 	if vs.objects == nil {
 		return out, nil
 	}
