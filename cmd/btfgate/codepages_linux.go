@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"os"
 	"strconv"
 	"strings"
@@ -25,48 +26,84 @@ import (
 // nothing in it was written at load time, so the pages read back from the
 // file are the ones that were mapped. A position-independent build, whose
 // loader may relocate read-only data, keeps its pages. So does code with a
-// page of its own in the mapping (smaps' Anonymous): a breakpoint, a
-// debugger's or a uprobe's (bpftrace on btfgate), which the pages read back
-// would not have.
+// page of its own in the mapping (an anonymous page, in /proc/self/pagemap):
+// a breakpoint, a debugger's or a uprobe's (bpftrace on btfgate), which the
+// pages read back would not have. /proc/self/maps and the pagemap entries
+// of the code are read rather than /proc/self/smaps, which walks the page
+// tables of every mapping.
 func releaseInitCode() {
 	exe, err := os.Executable()
 	if err != nil || !fixedAddress(exe) {
 		return
 	}
-	smaps, err := os.Open("/proc/self/smaps")
-	if err != nil {
+	start, end, ok := codeMapping(exe)
+	if !ok || !fileBacked(start, end) {
 		return
 	}
-	defer smaps.Close()
-	var start, end uint64
-	in := false
-	sc := bufio.NewScanner(smaps)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		switch {
-		case len(fs) >= 5 && strings.Contains(fs[0], "-") && !strings.HasSuffix(fs[0], ":"):
-			// A mapping's line: start-end perms offset dev inode [path].
-			if in {
-				return // the code mapping had no Anonymous line
-			}
-			if len(fs) < 6 || fs[1] != "r-xp" || fs[5] != exe {
-				continue
-			}
-			lo, hi, _ := strings.Cut(fs[0], "-")
-			var err1, err2 error
-			start, err1 = strconv.ParseUint(lo, 16, 64)
-			end, err2 = strconv.ParseUint(hi, 16, 64)
-			in = err1 == nil && err2 == nil && end > start
-		case in && len(fs) >= 2 && fs[0] == "Anonymous:":
-			if fs[1] != "0" {
-				return // written to since it was mapped
-			}
-			// The range is the process's own mapping, not Go memory: the
-			// system call takes it as numbers.
-			_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, uintptr(start), uintptr(end-start), syscall.MADV_DONTNEED)
-			return
-		}
+	// The range is the process's own mapping, not Go memory: the system
+	// call takes it as numbers.
+	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, uintptr(start), uintptr(end-start), syscall.MADV_DONTNEED)
+}
+
+// codeMapping returns where the code mapping (r-xp) of the executable exe
+// lies, from /proc/self/maps.
+func codeMapping(exe string) (start, end uint64, ok bool) {
+	maps, err := os.Open("/proc/self/maps")
+	if err != nil {
+		return 0, 0, false
 	}
+	defer maps.Close()
+	sc := bufio.NewScanner(maps)
+	for sc.Scan() {
+		// start-end perms offset dev inode [path]
+		fs := strings.Fields(sc.Text())
+		if len(fs) < 6 || fs[1] != "r-xp" || fs[5] != exe {
+			continue
+		}
+		lo, hi, _ := strings.Cut(fs[0], "-")
+		var err1, err2 error
+		start, err1 = strconv.ParseUint(lo, 16, 64)
+		end, err2 = strconv.ParseUint(hi, 16, 64)
+		return start, end, err1 == nil && err2 == nil && end > start
+	}
+	return 0, 0, false
+}
+
+// Bits of a /proc/PID/pagemap entry (Documentation/admin-guide/mm/pagemap.rst).
+const (
+	pagePresent = 1 << 63
+	pageFile    = 1 << 61 // a file page or shared anonymous memory
+)
+
+// fileBacked reports whether every resident page of [start, end) is a page
+// of the file it maps: none has been written to (given a private copy)
+// since it was mapped. False if the pagemap cannot be read.
+func fileBacked(start, end uint64) bool {
+	pm, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return false
+	}
+	defer pm.Close()
+	const page = 4096
+	var buf [512 * 8]byte // the entries of 2 MiB of the mapping at a time
+	for va := start; va < end; {
+		n := min(uint64(len(buf)/8), (end-va)/page)
+		if n == 0 {
+			return false // not page-aligned: not a mapping
+		}
+		b := buf[:n*8]
+		if _, err := pm.ReadAt(b, int64(va/page*8)); err != nil {
+			return false
+		}
+		for i := 0; i < len(b); i += 8 {
+			e := binary.NativeEndian.Uint64(b[i:])
+			if e&pagePresent != 0 && e&pageFile == 0 {
+				return false
+			}
+		}
+		va += n * page
+	}
+	return true
 }
 
 // fixedAddress reports whether the file at path is a little-endian ELF
