@@ -465,6 +465,13 @@ func TestBaseCacheStamp(t *testing.T) {
 				step(bad.what, later, true, 1)
 				step(bad.what+", recorded again", later, true, 0)
 			}
+			if os.Geteuid() == 0 { // a stamp another user owns
+				if err := os.Chown(stampPath, 65534, 65534); err != nil {
+					t.Fatal(err)
+				}
+				step("stamp another user owns", later, true, 1)
+				step("stamp another user owns, recorded again", later, true, 0)
+			}
 
 			// The prepared file replaced (stored again by another process).
 			files, _ := filepath.Glob(filepath.Join(cacheDir, "*.btfbase"))
