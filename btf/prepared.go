@@ -283,6 +283,25 @@ func (l *preparedLayout) types(data []byte) *Types {
 // reads (a small module's, few). They cover the dedup tables too, which a
 // dedup on the types then decodes without going over them.
 func LoadPreparedFrom(data []byte, file, raw io.ReaderAt, rawLen int64) (*Types, error) {
+	if raw == nil {
+		return nil, badPrepared("no base to compare with")
+	}
+	return loadPreparedFrom(data, file, raw, rawLen)
+}
+
+// LoadPreparedUncompared is LoadPreparedFrom without the base: the raw BTF
+// stored in the file, of rawLen bytes, is not compared with anything, and
+// every other check is made (the header, the sum, the dedup tables, the
+// type offsets). It is for a caller that knows by other means that the
+// stored BTF is the base's: that the file is unchanged since a
+// LoadPreparedFrom of it with the base passed, and the base too.
+func LoadPreparedUncompared(data []byte, file io.ReaderAt, rawLen int64) (*Types, error) {
+	return loadPreparedFrom(data, file, nil, rawLen)
+}
+
+// loadPreparedFrom is LoadPreparedFrom, comparing the stored BTF with raw
+// unless raw is nil.
+func loadPreparedFrom(data []byte, file, raw io.ReaderAt, rawLen int64) (*Types, error) {
 	if !hostLittleEndian() || unsafe.Sizeof(candSlot{}) != 16 || unsafe.Sizeof(candEntry{}) != 12 {
 		return nil, badPrepared("not a little-endian host")
 	}
@@ -306,7 +325,12 @@ func LoadPreparedFrom(data []byte, file, raw io.ReaderAt, rawLen int64) (*Types,
 		return nil, err
 	}
 	var magic [2]byte
-	if _, err := raw.ReadAt(magic[:], 0); err != nil || !CanPrepare(magic[:]) {
+	if raw == nil {
+		_, err = file.ReadAt(magic[:], int64(l.rawAt)) // the stored BTF's
+	} else {
+		_, err = raw.ReadAt(magic[:], 0)
+	}
+	if err != nil || !CanPrepare(magic[:]) {
 		return nil, badPrepared("not little-endian BTF")
 	}
 	s.crc = crc32.Checksum(hdr[:preparedSumAt], s.tab)
@@ -431,10 +455,14 @@ func (p *pieceReader) checkTables(l *preparedLayout) error {
 }
 
 // compare checks that the raw BTF stored at l.rawAt is raw's; it is not
-// in the sum.
+// in the sum. With raw nil it only moves past the stored BTF.
 func (p *pieceReader) compare(l *preparedLayout, raw io.ReaderAt) error {
 	other := p.other
 	p.skipTo(l.rawAt)
+	if raw == nil {
+		p.skipTo(l.offsAt)
+		return nil
+	}
 	for off := uint64(0); off < l.rawLen; {
 		n := int(min(pieceSize, l.rawLen-off))
 		p.at += uint64(p.n)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/btfgate/btfgate/btf"
 	"github.com/btfgate/btfgate/internal/atomicfile"
@@ -26,13 +27,28 @@ import (
 // temporary file renamed into place, so that concurrent encodes (make -j)
 // read whole files; the newest KeepFiles files are kept.
 //
+// A base file and a prepared base checked whole together are recorded by
+// their identities in the directory's stamp (see stampName), and a later
+// load that finds both unchanged neither reads nor compares the base; the
+// prepared base's sum, tables and offsets are checked on every load.
+//
 // The types loaded alias the mapped files: a BaseCache maps each file once
 // and keeps it mapped until Close.
 type BaseCache struct {
 	dir string
+	// now is the clock of the stamp's entries; baseRead, if not nil, is
+	// told each time a load is about to read the base file (tests).
+	now      func() time.Time
+	baseRead func(path string)
 
 	mu   sync.Mutex
-	maps map[string][]byte // by file name
+	maps map[string]mappedFile // by file name
+}
+
+// mappedFile is a prepared base a BaseCache mapped.
+type mappedFile struct {
+	data []byte
+	id   fileID // when it was opened; zero if not known
 }
 
 // KeepFiles is how many prepared bases a BaseCache directory keeps.
@@ -40,7 +56,7 @@ const KeepFiles = 8
 
 // NewBaseCache returns a cache in dir, which is created when first written.
 func NewBaseCache(dir string) *BaseCache {
-	return &BaseCache{dir: dir, maps: map[string][]byte{}}
+	return &BaseCache{dir: dir, now: time.Now, maps: map[string]mappedFile{}}
 }
 
 // Dir is the cache's directory.
@@ -52,7 +68,7 @@ func (c *BaseCache) Close() error {
 	defer c.mu.Unlock()
 	var first error
 	for name, m := range c.maps {
-		if err := elffile.Unmap(m); err != nil && first == nil {
+		if err := elffile.Unmap(m.data); err != nil && first == nil {
 			first = err
 		}
 		delete(c.maps, name)
@@ -98,7 +114,7 @@ func (c *BaseCache) load(path string) (t *btf.Types, how baseLoaded, err error) 
 		return nil, how, err
 	}
 	if !looked { // a compressed section: the copy MapBTF made
-		if t := c.mapped(name, bytes.NewReader(raw), int64(len(raw))); t != nil {
+		if t, _ := c.mapped(name, bytes.NewReader(raw), int64(len(raw))); t != nil {
 			how.hit = true
 			return t, how, nil
 		}
@@ -157,10 +173,14 @@ const keyBytes = 64 << 10
 // loadFile returns the prepared base of the BTF in the file at path if
 // the cache holds it: the whole file if it is raw BTF, else the .BTF
 // section of an ELF file (vmlinux, as Kbuild passes it), read by pieces
-// from the file. looked is false if the BTF could not be read so (a
-// compressed section, or not a regular file): the caller then hashes what
-// loader.MapBTF gives.
+// from the file, or not read at all if the stamp holds a trusted entry
+// for the file as it is. looked is false if the BTF could not be read so
+// (a compressed section, or not a regular file): the caller then hashes
+// what loader.MapBTF gives.
 func (c *BaseCache) loadFile(path string) (t *btf.Types, looked bool) {
+	// The entry's recording time is taken before either file is examined:
+	// a change after it gives them later times than those recorded.
+	start := c.now().UnixNano()
 	fh, err := inputs.Open(path) // a regular file (a FIFO would block)
 	if err != nil {
 		return nil, false
@@ -169,6 +189,17 @@ func (c *BaseCache) loadFile(path string) (t *btf.Types, looked bool) {
 	st, err := fh.Stat()
 	if err != nil || !st.Mode().IsRegular() {
 		return nil, false
+	}
+	baseID, identified := fileIDOf(st)
+	if identified {
+		if e, ok := c.readStamp().find(baseID); ok {
+			if t := c.mappedKnown(e); t != nil {
+				return t, true
+			}
+		}
+	}
+	if c.baseRead != nil {
+		c.baseRead(path)
 	}
 	var magic [2]byte
 	if _, err := fh.ReadAt(magic[:], 0); err != nil {
@@ -190,7 +221,11 @@ func (c *BaseCache) loadFile(path string) (t *btf.Types, looked bool) {
 	if err != nil {
 		return nil, false
 	}
-	return c.mapped(name, r, n), true
+	t, cacheID := c.mapped(name, r, n)
+	if t != nil && identified && cacheID != (fileID{}) {
+		c.record(stampEntry{recorded: start, base: baseID, btfLen: n, cache: cacheID, name: name})
+	}
+	return t, true
 }
 
 // btfSection returns where the .BTF section of the ELF file at path, of
@@ -211,36 +246,74 @@ func btfSection(path string, size int64) (off, n int64, ok bool) {
 }
 
 // mapped returns the base prepared in file name if it loads for raw, the
-// n bytes of the base BTF. The file is checked by reading it, not its
+// n bytes of the base BTF, with the file's identity when it was opened
+// (zero if not known). The file is checked by reading it, not its
 // mapping, which then holds resident only what the encode reads.
-func (c *BaseCache) mapped(name string, raw io.ReaderAt, n int64) *btf.Types {
+func (c *BaseCache) mapped(name string, raw io.ReaderAt, n int64) (*btf.Types, fileID) {
+	return c.mapWith(name, func(data []byte, file io.ReaderAt, _ fileID) (*btf.Types, error) {
+		return btf.LoadPreparedFrom(data, file, raw, n)
+	})
+}
+
+// mappedKnown returns the base prepared in the file of stamp entry e if
+// the file still has the identity e records, loaded without comparing
+// its stored BTF with the base (e says they were compared, and the
+// caller found the base unchanged since); its other checks are made.
+func (c *BaseCache) mappedKnown(e stampEntry) *btf.Types {
+	t, _ := c.mapWith(e.name, func(data []byte, file io.ReaderAt, id fileID) (*btf.Types, error) {
+		if id == (fileID{}) || id != e.cache {
+			return nil, errBadStamp
+		}
+		return btf.LoadPreparedUncompared(data, file, e.btfLen)
+	})
+	return t
+}
+
+// mapWith returns what load gives for the prepared base in file name,
+// mapped (data), read by pieces through file, with identity id (zero if
+// not known); the file stays mapped if load succeeds, or if it was mapped
+// before: types from it may be in use even when it is not this base's
+// (another base with the same sum).
+func (c *BaseCache) mapWith(name string, load func(data []byte, file io.ReaderAt, id fileID) (*btf.Types, error)) (*btf.Types, fileID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if data, ok := c.maps[name]; ok {
-		// Loaded before: types from it may be in use, so it stays mapped
-		// even when it is not raw's (another base with the same sum).
-		t, _ := btf.LoadPreparedFrom(data, bytes.NewReader(data), raw, n)
-		return t
+	if m, ok := c.maps[name]; ok {
+		// The mapping's identity holds while the file still has it.
+		id := fileID{}
+		if st, err := os.Stat(filepath.Join(c.dir, name)); err == nil {
+			if now, ok := fileIDOf(st); ok && now == m.id {
+				id = m.id
+			}
+		}
+		t, err := load(m.data, bytes.NewReader(m.data), id)
+		if err != nil {
+			return nil, fileID{}
+		}
+		return t, id
 	}
 	fh, err := inputs.Open(filepath.Join(c.dir, name))
 	if err != nil {
-		return nil
+		return nil, fileID{}
 	}
 	defer fh.Close()
+	var id fileID
+	if st, err := fh.Stat(); err == nil {
+		id, _ = fileIDOf(st)
+	}
 	// If the file is not in the page cache, the checks' reads put it
 	// there in small folios, so that the encode maps what it reads.
 	elffile.ReadRandomly(fh)
 	data, err := elffile.MapOpen(fh)
 	if err != nil || data == nil {
-		return nil
+		return nil, fileID{}
 	}
-	t, err := btf.LoadPreparedFrom(data, fh, raw, n)
+	t, err := load(data, fh, id)
 	if err != nil { // another base with the same sum, or a damaged file
 		elffile.Unmap(data)
-		return nil
+		return nil, fileID{}
 	}
-	c.maps[name] = data
-	return t
+	c.maps[name] = mappedFile{data: data, id: id}
+	return t, id
 }
 
 // store writes data, a prepared base, as file name, then removes all but

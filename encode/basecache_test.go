@@ -3,15 +3,19 @@ package encode
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/btfgate/btfgate/features"
+	"github.com/btfgate/btfgate/internal/atomicfile"
 	"github.com/btfgate/btfgate/internal/corpus"
 	"github.com/btfgate/btfgate/loader/elffile"
 )
@@ -306,4 +310,387 @@ func BenchmarkBaseCacheReads(b *testing.B) {
 			}
 		})
 	}
+}
+
+// stampedCache returns a BaseCache on dir as a new process would have,
+// whose clock runs skew ahead of the real one (a stamp's entries are
+// trusted only once the files' times are older than their recording by
+// more than stampMargin), with a count of the loads that read the base.
+func stampedCache(dir string, skew time.Duration) (*BaseCache, *int) {
+	c := NewBaseCache(dir)
+	c.now = func() time.Time { return time.Now().Add(skew) }
+	reads := new(int)
+	c.baseRead = func(string) { *reads++ }
+	return c, reads
+}
+
+// rewriteInPlace writes data over the file at path, in place (the same
+// inode), until its identity differs from was: a write within the same
+// tick of the file system's clock may leave its times as they were.
+func rewriteInPlace(t *testing.T, path string, data []byte, was fileID) {
+	t.Helper()
+	for range 100 {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id, _ := fileIDOf(st); id != was {
+			if id.ino != was.ino {
+				t.Fatalf("%s: inode %d, was %d: not rewritten in place", path, id.ino, was.ino)
+			}
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s: identity unchanged by rewrites", path)
+}
+
+// readStampFile returns the stamp of the cache directory, failing the
+// test if there is none.
+func readStampFile(t *testing.T, cacheDir string) stamp {
+	t.Helper()
+	s := (&BaseCache{dir: cacheDir}).readStamp()
+	if s == nil {
+		t.Fatal("no stamp in the cache directory")
+	}
+	return s
+}
+
+// TestBaseCacheStamp: a load that checked the base whole records it in the
+// stamp, and the next loads, as new processes, neither read nor compare
+// the base (raw or in an ELF file) while it and the prepared file are
+// unchanged, with the bytes of an encode without the cache. A racy entry
+// (a file changed within stampMargin of its recording), a damaged stamp,
+// one naming a file outside the directory, one others may write, a base
+// rewritten in place or a prepared file replaced makes the load check the
+// base whole, which records an entry trusted by the load after it.
+func TestBaseCacheStamp(t *testing.T) {
+	if _, ok := fileIDOf(statOf(t, os.Args[0])); !ok {
+		t.Skip("no file identities on this platform")
+	}
+	dir := t.TempDir()
+	rawBase, input := splitFixture(t, dir)
+	bases := []string{rawBase}
+	if objcopy, err := exec.LookPath("objcopy"); err == nil {
+		elfBase := filepath.Join(dir, "vmlinux")
+		if out, err := exec.Command(objcopy, "--add-section", ".BTF="+rawBase, fixturePath(t, "tags.clang-dwarf5.o"), elfBase).CombinedOutput(); err != nil {
+			t.Fatalf("objcopy: %v\n%s", err, out)
+		}
+		bases = append(bases, elfBase)
+	}
+	for _, base := range bases {
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			opts := func(c *BaseCache) Options {
+				return Options{Features: features.Default(), Jobs: 2, BasePath: base, BaseCache: c}
+			}
+			_, want := encodeBytes(t, input, opts(nil), binary.LittleEndian)
+			cacheDir := filepath.Join(t.TempDir(), "cache")
+			stampPath := filepath.Join(cacheDir, stampName)
+			// step encodes through a new cache whose clock is skew ahead
+			// and checks its output, hit and reads of the base.
+			step := func(what string, skew time.Duration, hit bool, reads int) {
+				t.Helper()
+				c, n := stampedCache(cacheDir, skew)
+				defer c.Close()
+				res, got := encodeBytes(t, input, opts(c), binary.LittleEndian)
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s: %d bytes of split BTF, without the cache %d, not the same", what, len(got), len(want))
+				}
+				if res.BaseCached != hit || *n != reads {
+					t.Errorf("%s: BaseCached %v, base read by %d loads; want %v, %d", what, res.BaseCached, *n, hit, reads)
+				}
+			}
+			later := time.Minute // the files are old enough to be trusted
+			step("first encode", later, false, 1)
+			if _, err := os.Stat(stampPath); err == nil {
+				t.Error("a stamp recorded by an encode that stored the base")
+			}
+			step("second encode", later, true, 1)
+			entry := readStampFile(t, cacheDir)[0]
+			step("stamped", later, true, 0)
+			step("stamped, again", later, true, 0)
+
+			// In one process, the second load on a trusted entry maps
+			// nothing again and reads nothing of the base.
+			c, n := stampedCache(cacheDir, later)
+			for i := range 2 {
+				res, got := encodeBytes(t, input, opts(c), binary.LittleEndian)
+				if !bytes.Equal(got, want) || !res.BaseCached || *n != 0 {
+					t.Errorf("one process, load %d: output equal %v, BaseCached %v, base read by %d loads", i, bytes.Equal(got, want), res.BaseCached, *n)
+				}
+			}
+			c.Close()
+
+			// Racy: the files changed within the margin of the recording.
+			if err := os.Remove(stampPath); err != nil {
+				t.Fatal(err)
+			}
+			step("recorded within the margin", -time.Minute, true, 1)
+			if _, err := os.Stat(stampPath); err == nil {
+				t.Error("a racy entry was written")
+			}
+			racy := entry
+			racy.recorded = entry.base.ctime + int64(stampMargin)/2
+			writeStamp(t, stampPath, stamp{racy})
+			step("racy entry", later, true, 1)
+			step("racy entry, checked again", later, true, 0)
+
+			// A damaged stamp, or one not to be trusted, is ignored.
+			good, err := os.ReadFile(stampPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outside := entry
+			outside.name = "../" + entry.name
+			for _, bad := range []struct {
+				what string
+				data []byte
+				mode os.FileMode
+			}{
+				{"stamp with a byte changed", flipped(good, len(good)/2), 0o644},
+				{"stamp truncated", good[:len(good)-1], 0o644},
+				{"empty stamp", nil, 0o644},
+				{"stamp others may write", good, 0o666},
+				{"stamp naming another directory", stamp{outside}.marshal(), 0o644},
+			} {
+				if err := os.WriteFile(stampPath, bad.data, bad.mode); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(stampPath, bad.mode); err != nil {
+					t.Fatal(err)
+				}
+				step(bad.what, later, true, 1)
+				step(bad.what+", recorded again", later, true, 0)
+			}
+			if os.Geteuid() == 0 { // a stamp another user owns
+				if err := os.Chown(stampPath, 65534, 65534); err != nil {
+					t.Fatal(err)
+				}
+				step("stamp another user owns", later, true, 1)
+				step("stamp another user owns, recorded again", later, true, 0)
+			}
+
+			// The prepared file replaced (stored again by another process).
+			files, _ := filepath.Glob(filepath.Join(cacheDir, "*.btfbase"))
+			if len(files) != 1 {
+				t.Fatalf("cache holds %v, want one prepared base", files)
+			}
+			data, err := os.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := atomicfile.WriteFile(files[0], data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			step("prepared file replaced", later, true, 1)
+			step("prepared file replaced, recorded again", later, true, 0)
+
+			// The base rewritten in place, its bytes unchanged: only its
+			// identity tells, and the base is compared again.
+			orig, err := os.ReadFile(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rewriteInPlace(t, base, orig, readStampFile(t, cacheDir)[0].base)
+			step("base rewritten", later, true, 1)
+			step("base rewritten, recorded again", later, true, 0)
+		})
+	}
+}
+
+// TestBaseCacheStampChangedBase: a base rewritten in place with other bytes
+// of the same length is not taken for the one stamped. On the reference
+// base, whose middle fileName does not hash, the changed base has the
+// prepared file's name, and the compare the stamp no longer skips finds
+// it is other BTF: the encode prepares the new base, with the bytes of an
+// encode on it without the cache.
+func TestBaseCacheStampChangedBase(t *testing.T) {
+	ref := corpus.ReferenceFile(t, "amd64.default.btf")
+	ko := corpus.Module(t, "tcp_bbr")
+	raw, err := os.ReadFile(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(t.TempDir(), "vmlinux.btf")
+	if err := os.WriteFile(base, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	opts := func(c *BaseCache) Options {
+		return Options{Features: features.Default(), Jobs: 2, BasePath: base, BaseCache: c}
+	}
+	for i, want := range []struct {
+		hit   bool
+		reads int
+	}{{false, 1}, {true, 1}, {true, 0}} {
+		c, n := stampedCache(cacheDir, time.Minute)
+		res, _ := encodeBytes(t, ko, opts(c), binary.LittleEndian)
+		c.Close()
+		if res.BaseCached != want.hit || *n != want.reads {
+			t.Fatalf("encode %d: BaseCached %v, base read by %d loads; want %v, %d", i, res.BaseCached, *n, want.hit, want.reads)
+		}
+	}
+	// A letter of a name in the middle of the string section changed.
+	le := binary.LittleEndian
+	hdrLen, strOff, strLen := le.Uint32(raw[4:]), le.Uint32(raw[16:]), le.Uint32(raw[20:])
+	at := int(hdrLen + strOff + strLen/2)
+	for raw[at] < 'a' || raw[at] > 'y' {
+		at++
+	}
+	if at < keyBytes || at >= len(raw)-keyBytes {
+		t.Fatalf("byte %d of %d is hashed by fileName", at, len(raw))
+	}
+	changed := bytes.Clone(raw)
+	changed[at]++
+	name := func(b []byte) string {
+		n, err := fileName(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if name(changed) != name(raw) {
+		t.Fatal("the changed base has another prepared file name")
+	}
+	rewriteInPlace(t, base, changed, readStampFile(t, cacheDir)[0].base)
+	_, want := encodeBytes(t, ko, opts(nil), binary.LittleEndian)
+	c, n := stampedCache(cacheDir, time.Minute)
+	defer c.Close()
+	res, got := encodeBytes(t, ko, opts(c), binary.LittleEndian)
+	if res.BaseCached || *n != 1 {
+		t.Errorf("changed base: BaseCached %v, base read by %d loads; want false, 1", res.BaseCached, *n)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("changed base: %d bytes of split BTF, without the cache %d, not the same", len(got), len(want))
+	}
+}
+
+// TestBaseCacheStampConcurrent: loads of several bases at once, each in a
+// cache of its own as in processes of a make -j, give the bytes of an
+// encode without the cache and leave a whole stamp, which trusts the
+// bases it holds.
+func TestBaseCacheStampConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	baseFile, input := splitFixture(t, dir)
+	raw, err := os.ReadFile(baseFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bases []string
+	for i := range 4 { // copies: other files, the same prepared base
+		p := filepath.Join(dir, fmt.Sprintf("base%d.btf", i))
+		if err := os.WriteFile(p, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		bases = append(bases, p)
+	}
+	_, want := encodeBytes(t, input, Options{Features: features.Default(), Jobs: 1, BasePath: baseFile}, binary.LittleEndian)
+	cacheDir := filepath.Join(dir, "cache")
+	for round := range 3 {
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Go(func() {
+				c, _ := stampedCache(cacheDir, time.Minute)
+				defer c.Close()
+				res, err := Encode(input, Options{Features: features.Default(), Jobs: 1, BasePath: bases[i%len(bases)], BaseCache: c})
+				if err != nil {
+					t.Errorf("round %d, encode %d: %v", round, i, err)
+					return
+				}
+				got, err := res.Types.Marshal(binary.LittleEndian)
+				if err != nil || !bytes.Equal(got, want) {
+					t.Errorf("round %d, encode %d: %d bytes (%v), want the %d without the cache", round, i, len(got), err, len(want))
+				}
+			})
+		}
+		wg.Wait()
+	}
+	s := readStampFile(t, cacheDir)
+	if len(s) == 0 || len(s) > len(bases) {
+		t.Errorf("stamp of %d entries for %d base files", len(s), len(bases))
+	}
+	for _, e := range s {
+		c, n := stampedCache(cacheDir, time.Minute)
+		for _, p := range bases {
+			if id, _ := fileIDOf(statOf(t, p)); id == e.base {
+				if got, _ := c.loadFile(p); got == nil || *n != 0 {
+					t.Errorf("%s: stamped, loaded %v, base read by %d loads", p, got != nil, *n)
+				}
+			}
+		}
+		c.Close()
+	}
+}
+
+// TestBaseCacheStampFile: a stamp reads back as written, keeps one entry
+// per base file, the newest first, and at most maxStampEntries; any byte
+// changed or a length other than a whole stamp's is refused.
+func TestBaseCacheStampFile(t *testing.T) {
+	var s stamp
+	for i := range maxStampEntries + 5 {
+		s = s.with(stampEntry{recorded: int64(1000 + i), base: fileID{dev: 1, ino: uint64(i % (maxStampEntries + 2)), size: 10, mtime: 2, ctime: 3},
+			btfLen: 10, cache: fileID{dev: 1, ino: 99, size: 100, mtime: 4, ctime: 5}, name: fmt.Sprintf("%08x-%d.btfbase", i, 10)})
+	}
+	if len(s) != maxStampEntries || s[0].recorded != 1000+maxStampEntries+4 {
+		t.Fatalf("%d entries, the first recorded at %d", len(s), s[0].recorded)
+	}
+	seen := map[uint64]bool{}
+	for _, e := range s {
+		if seen[e.base.ino] {
+			t.Errorf("two entries for inode %d", e.base.ino)
+		}
+		seen[e.base.ino] = true
+	}
+	b := s.marshal()
+	if len(b) != stampMaxSize {
+		t.Errorf("%d bytes, want %d", len(b), stampMaxSize)
+	}
+	back, err := parseStamp(b)
+	if err != nil || !slices.Equal(back, s) {
+		t.Fatalf("read back %d entries (%v), wrote %d", len(back), err, len(s))
+	}
+	for at := range b {
+		if _, err := parseStamp(flipped(b, at)); err == nil {
+			t.Fatalf("byte %d of %d changed: parsed", at, len(b))
+		}
+	}
+	for n := range len(b) {
+		if _, err := parseStamp(b[:n]); err == nil {
+			t.Fatalf("truncated to %d of %d bytes: parsed", n, len(b))
+		}
+	}
+	for _, name := range []string{"", ".x.btfbase", "a/b.btfbase", "a.btf", strings.Repeat("a", stampNameField) + ".btfbase"} {
+		e := s[0]
+		e.name = name
+		if _, err := parseStamp(stamp{e}.marshal()); err == nil {
+			t.Errorf("name %q: parsed", name)
+		}
+	}
+}
+
+// flipped returns a copy of b with a bit of byte at changed.
+func flipped(b []byte, at int) []byte {
+	b = bytes.Clone(b)
+	b[at] ^= 0x08
+	return b
+}
+
+// writeStamp writes s as the stamp at path.
+func writeStamp(t *testing.T, path string, s stamp) {
+	t.Helper()
+	if err := os.WriteFile(path, s.marshal(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func statOf(t *testing.T, path string) os.FileInfo {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
