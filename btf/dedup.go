@@ -239,6 +239,12 @@ func (s *Deduplication) refTypes(hi uint32) error {
 	if s.refsDone == 0 {
 		s.refsDone = d.start
 		d.clearHypot() // hypot now marks canonical reference types
+	} else if hi > s.refsDone {
+		// The types appended after StartRefs (functions, sections): few,
+		// nearly all canonical, so room for all of them is what they
+		// take, made once instead of by doubling at the end of an encode.
+		d.table.reserve(int(hi - s.refsDone))
+		d.refWords = slices.Grow(d.refWords, int(d.offs[hi-d.lazyBase]-d.offs[s.refsDone-d.lazyBase]))
 	}
 	err := d.refTypes(s.refsDone, hi)
 	s.refsDone = hi

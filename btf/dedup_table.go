@@ -1,5 +1,7 @@
 package btf
 
+import "slices"
+
 // candTable is the dedup table: type signature hash -> canonical candidates.
 //
 // libbpf keeps the candidates in its generic hashmap (hashmap.c) and tries
@@ -149,6 +151,19 @@ func (t *candTable) add(h uint64, id uint32) int32 {
 	return e
 }
 
+// reserve makes room for n more entries, so that adding them neither
+// rehashes more than once nor regrows the entries' array step by step. It
+// changes nothing add decides (libbpf's emulated capacity is apart).
+func (t *candTable) reserve(n int) {
+	if size := len(t.slots); 2*(t.used+n) > size {
+		for 2*(t.used+n) > size {
+			size *= 2
+		}
+		t.rehashTo(size)
+	}
+	t.entries = slices.Grow(t.entries, n)
+}
+
 // packed returns t with the fewest slots (a power of two) that keep at most
 // 4/5 of them used, for a table that is only read from then on: the base
 // under an overlay, in a prepared base's file, where every slot the probes
@@ -156,30 +171,29 @@ func (t *candTable) add(h uint64, id uint32) int32 {
 // memory.
 func (t *candTable) packed() candTable {
 	p := *t
-	p.slots = make([]candSlot, packedSlots(t.used, 1024))
-	for i := range p.slots {
-		p.slots[i].head = -1
-	}
-	for _, s := range t.slots {
-		if s.head >= 0 {
-			p.slots[p.find(s.key)] = s
-		}
-	}
+	p.slots = t.reslotted(packedSlots(t.used, 1024))
 	return p
 }
 
 // rehash doubles the slot array.
-func (t *candTable) rehash() {
-	old := t.slots
-	t.slots = make([]candSlot, 2*len(old))
-	for i := range t.slots {
-		t.slots[i].head = -1
+func (t *candTable) rehash() { t.rehashTo(2 * len(t.slots)) }
+
+// rehashTo moves the slots to an array of size slots, a power of two.
+func (t *candTable) rehashTo(size int) { t.slots = t.reslotted(size) }
+
+// reslotted returns t's slots moved to a new array of size slots, a power
+// of two that holds them all.
+func (t *candTable) reslotted(size int) []candSlot {
+	n := candTable{slots: make([]candSlot, size)}
+	for i := range n.slots {
+		n.slots[i].head = -1
 	}
-	for _, s := range old {
+	for _, s := range t.slots {
 		if s.head >= 0 {
-			t.slots[t.find(s.key)] = s
+			n.slots[n.find(s.key)] = s
 		}
 	}
+	return n.slots
 }
 
 // candidates returns the candidates of key h in the order libbpf tries them.

@@ -87,6 +87,35 @@ func TestCandTableOrderMatchesLibbpfHashmap(t *testing.T) {
 	}
 }
 
+// TestCandTableReserve: room reserved for n entries takes them without a
+// rehash or a new entries array, and the table lists every key's
+// candidates as libbpf's map does, reserved or not.
+func TestCandTableReserve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var model libbpfHashmap
+	table := newCandTable(4)
+	add := func(from, to uint32) {
+		for i := from; i < to; i++ {
+			k := uint64(rng.IntN(700))
+			model.append(k, i)
+			table.add(k, i)
+		}
+	}
+	add(0, 300)
+	const n = 5000
+	table.reserve(n)
+	slots, entries := &table.slots[0], &table.entries[:cap(table.entries)][0]
+	add(300, 300+n)
+	if &table.slots[0] != slots || &table.entries[0] != entries {
+		t.Errorf("adding the %d entries reserved for moved the slots or the entries", n)
+	}
+	for k := range uint64(700) {
+		if got, want := table.candidates(k), model.values(k); !slices.Equal(got, want) {
+			t.Fatalf("key %d: got %v, want %v", k, got, want)
+		}
+	}
+}
+
 // TestCandTableOverlayMatchesLibbpfHashmap: a table laid over another
 // (overlay), which is not changed after, lists the candidates of every key
 // in the order libbpf's one map holding both tables' insertions does, with
