@@ -76,12 +76,13 @@ func comprehensionIndices(c *ast.Compiler) []string {
 // Every node's exported fields are kept, and shared locations stay
 // shared (the unexported ones, such as the expressions an expression was
 // rewritten from, serve only compile stages and their messages, which a
-// loaded set does not run); a node the encoding does not cover (annotations, a value type
-// the compiled set does not hold) fails the encode, and the set is then
-// not cached.
+// loaded set does not run), but for the modules' comments, which only the
+// compile's metadata stage reads (see loadedStages); a node the encoding
+// does not cover (annotations, a value type the compiled set does not
+// hold) fails the encode, and the set is then not cached.
 const (
 	compiledMagic  = "btfgate-policy\x00"
-	compiledFormat = 5
+	compiledFormat = 6
 )
 
 const (
@@ -275,11 +276,6 @@ func (e *setEncoder) module(m *ast.Module) {
 	e.uint(uint64(len(m.Rules)))
 	for _, r := range m.Rules {
 		e.rule(r)
-	}
-	e.uint(uint64(len(m.Comments)))
-	for _, c := range m.Comments {
-		e.str(string(c.Text))
-		e.loc(c.Location)
 	}
 }
 
@@ -644,14 +640,6 @@ func (d *setDecoder) module() *ast.Module {
 		m.Rules = make([]*ast.Rule, n)
 		for i := range m.Rules {
 			m.Rules[i] = d.rule(m)
-		}
-	}
-	if n := d.count(); n > 0 {
-		m.Comments = make([]*ast.Comment, n)
-		for i := range m.Comments {
-			c := &ast.Comment{Text: []byte(d.str())}
-			c.Location = d.loc()
-			m.Comments[i] = c
 		}
 	}
 	return m

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -122,20 +123,31 @@ func (c *policyCache) store(s *compiledSet) error {
 
 // loadedStages are the stages a compiler runs on a compiledSet's modules,
 // which the other stages have already rewritten and checked: those that
-// build what evaluation reads (trees, graph, indices, local variable
-// generator, annotation set).
-func loadedStages() []ast.StageID {
-	return []ast.StageID{
-		ast.StageInitLocalVarGen,
+// build what evaluation reads (the module and rule trees, the annotation
+// set, the rule indices, the comprehension indices if the compile built
+// any). A set that is not trusted also gets CheckTypes, for the type
+// environment evaluation reads (see checkOnlyStages), and the graph and
+// local variable generator CheckTypes reads; a trusted one needs neither:
+// nothing but the compile stages reads them. ParseMetadataBlocks is not
+// run: it only turns the comments of a module that calls rego.metadata
+// into annotations, and a loaded module has neither (the compile rewrote
+// the calls, a module with annotations is not cached, and the cache keeps
+// no comments).
+func loadedStages(trusted, indexed bool) []ast.StageID {
+	keep := []ast.StageID{
 		ast.StageRemoveImports,
 		ast.StageSetModuleTree,
 		ast.StageSetRuleTree,
-		ast.StageParseMetadataBlocks,
 		ast.StageSetAnnotationSet,
-		ast.StageSetGraph,
 		ast.StageBuildRuleIndices,
-		ast.StageBuildComprehensionIndices,
 	}
+	if indexed {
+		keep = append(keep, ast.StageBuildComprehensionIndices)
+	}
+	if !trusted {
+		keep = append(keep, ast.StageInitLocalVarGen, ast.StageSetGraph, ast.StageCheckTypes)
+	}
+	return keep
 }
 
 // prepare loads the set the cache holds into a compiler and prepares the
@@ -160,18 +172,12 @@ func (c *policyCache) prepare(env queryEnv, caps *ast.Capabilities, print, trust
 }
 
 // loadCompiler returns a compiler holding s as newCompiler(caps, print,
-// trusted) leaves the set after compiling it (TestPolicyCache compares
-// them): it runs loadedStages (less the comprehension indices when the
-// compile built none), and CheckTypes unless trusted, for the type
-// environment evaluation reads (see checkOnlyStages).
+// trusted) leaves the set after compiling it, for evaluation
+// (TestPolicyCacheLoadsTheCompile compares them): it runs loadedStages.
+// The compiler takes s's modules as they are, not copies, when trusted;
+// s must not be used again.
 func loadCompiler(caps *ast.Capabilities, print, trusted bool, s *compiledSet) (*ast.Compiler, error) {
-	keep := loadedStages()
-	if !s.indexed {
-		keep = slices.DeleteFunc(keep, func(st ast.StageID) bool { return st == ast.StageBuildComprehensionIndices })
-	}
-	if !trusted {
-		keep = append(keep, ast.StageCheckTypes)
-	}
+	keep := loadedStages(trusted, s.indexed)
 	var skip []ast.StageID
 	for _, st := range ast.AllStages() {
 		if !slices.Contains(keep, st) {
@@ -182,6 +188,31 @@ func loadCompiler(caps *ast.Capabilities, print, trusted bool, s *compiledSet) (
 	modules := make(map[string]*ast.Module, len(s.modules))
 	for i, m := range s.modules {
 		modules[s.names[i]] = m
+	}
+	if trusted {
+		// Compile copies the modules it is given, a copy as costly as
+		// decoding them: it is given empty modules under the same names
+		// instead, and the first stage it runs on them, RemoveImports
+		// (which leaves them as empty as it finds them, and the loaded
+		// modules, whose imports the compile removed, too), is followed by
+		// one that puts the loaded modules in their place. The stages
+		// before RemoveImports, which would see the empty modules, are
+		// not run for a trusted set (loadedStages).
+		loaded := modules
+		stub := &ast.Module{Package: &ast.Package{}}
+		stubs := make(map[string]*ast.Module, len(loaded))
+		for name := range loaded {
+			stubs[name] = stub
+		}
+		c.WithStageAfterID(ast.StageRemoveImports, ast.CompilerStageDefinition{
+			Name:       "btfgate.LoadCompiled",
+			MetricName: "btfgate_load_compiled",
+			Stage: func(c *ast.Compiler) *ast.Error {
+				maps.Copy(c.Modules, loaded)
+				return nil
+			},
+		})
+		modules = stubs
 	}
 	if c.Compile(modules); c.Failed() {
 		return nil, c.Errors

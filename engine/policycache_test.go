@@ -47,12 +47,6 @@ exclude.computed[id] contains "computed" if {
 }
 `
 
-// TestPolicyCacheLoadsTheCompile compiles policy sets as New does
-// (the embedded set with and without its rule families, and with a
-// user's module), encodes and decodes them, and loads them: the loaded
-// compiler holds the same modules (their String(), every node's location
-// and flags), rewritten variables and rule types as the compile, and the
-// derived data reads back.
 // indexedPolicy has a comprehension the compiler indexes (by name: it is
 // evaluated once per name, not once per function).
 const indexedPolicy = `package btfgate.functions
@@ -65,6 +59,12 @@ exclude.same_name[id] contains "shares its name" if {
 }
 `
 
+// TestPolicyCacheLoadsTheCompile compiles policy sets as New does
+// (the embedded set with and without its rule families, and with a
+// user's module), encodes and decodes them, and loads them: the loaded
+// compiler holds the same modules (their String(), every node's location
+// and flags, less the comments), rewritten variables and rule types as
+// the compile, and the derived data reads back.
 func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 	for name, cfg := range map[string]Config{
 		"defaults":   {},
@@ -116,7 +116,9 @@ func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 				if got, want := loaded.Modules[name].String(), m.String(); got != want {
 					t.Errorf("%s loads as\n%s\nwant\n%s", name, got, want)
 				}
-				if got, want := nodeTrace(loaded.Modules[name]), nodeTrace(m); !slices.Equal(got, want) {
+				uncommented := *m // the cache keeps no comments
+				uncommented.Comments = nil
+				if got, want := nodeTrace(loaded.Modules[name]), nodeTrace(&uncommented); !slices.Equal(got, want) {
 					t.Errorf("%s: nodes differ", name)
 				}
 				for _, r := range m.Rules {
@@ -184,6 +186,14 @@ skip.printed[id] contains "printed" if {
 		"user print": {Features: features.Default(), Modules: []Module{{Name: "mine.rego", Source: printing}}, Print: &printed},
 		"user error": {Features: features.Default(), Modules: []Module{{Name: "div.rego",
 			Source: "package btfgate.functions\n\nskip.x[id] contains msg if {\n\tinput.functions[id].name == \"fn_000001\"\n\tmsg := sprintf(\"%d\", [1 / 0])\n}\n"}}},
+		"user metadata": {Features: features.Default(), Modules: []Module{{Name: "mine.rego", Source: userPolicy + `
+# Not metadata: the compile reads the comments of a module that calls
+# rego.metadata, and the cache keeps none.
+skip.meta[id] contains sprintf("meta %v %v", [rego.metadata.rule(), count(rego.metadata.chain())]) if {
+	some id, f in input.functions
+	startswith(f.name, "fn_00004")
+}
+`}}, Data: map[string]any{"facts": []any{"name"}}},
 		"user and lint": {Features: features.Default(), Modules: []Module{{Name: "mine.rego", Source: userPolicy},
 			{Name: "idle.rego", Source: "package idle\n\nx := 1\n"}}},
 	} {
@@ -221,7 +231,8 @@ skip.printed[id] contains "printed" if {
 					reasons[r.Rule]++
 				}
 			}
-			if !cfg.NoDefault && len(reasons) == 0 || cfg.Modules != nil && reasons["short"] == 0 {
+			if !cfg.NoDefault && len(reasons) == 0 || cfg.Modules != nil && reasons["short"] == 0 ||
+				name == "user metadata" && reasons["meta"] == 0 {
 				t.Errorf("reasons %v: the test decides nothing", reasons)
 			}
 			va, errA := compiled.DecideVariables(ctx, vars, 2)
@@ -330,4 +341,24 @@ func factNames(t *testing.T) []string {
 		}
 	}
 	return out
+}
+
+// TestLoadedStagesFollowTheSwap: a trusted set's modules are put in the
+// compiler after RemoveImports (loadCompiler), so no stage loading runs
+// may come before it, and each must be one the compiler has.
+func TestLoadedStagesFollowTheSwap(t *testing.T) {
+	all := ast.AllStages()
+	first := slices.Index(all, ast.StageRemoveImports)
+	for _, trusted := range []bool{false, true} {
+		for _, indexed := range []bool{false, true} {
+			for _, st := range loadedStages(trusted, indexed) {
+				switch i := slices.Index(all, st); {
+				case i < 0:
+					t.Errorf("stage %s: no such stage", st)
+				case trusted && i < first:
+					t.Errorf("trusted: stage %s runs before %s", st, ast.StageRemoveImports)
+				}
+			}
+		}
+	}
 }
