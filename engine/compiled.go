@@ -28,6 +28,9 @@ type compiledSet struct {
 	// the set builds the comprehension indices only then (the default
 	// set has none, and the stage walked every rule for nothing).
 	indexed bool
+	// queries are New's queries as compiled on the set (compiledQueries),
+	// by query text: a loaded set's are not parsed and compiled again.
+	queries map[string]ast.Body
 }
 
 // compiled sets the compiled modules and rewritten variables of s from
@@ -66,7 +69,7 @@ func comprehensionIndices(c *ast.Compiler) []string {
 // The encoding of a compiledSet: the magic and format, the key it was
 // compiled for, then uvarints: a string table (every string and location
 // text, each a length and its bytes), a location table, the nodeCounts,
-// then the set;
+// then the set, New's compiled queries last;
 // last, the CRC-32C (Castagnoli, little-endian) of everything before it,
 // so that a damaged file is refused whole instead of read as another set.
 // Strings and locations are referred to by index, a location index
@@ -83,7 +86,7 @@ func comprehensionIndices(c *ast.Compiler) []string {
 // hold) fails the encode, and the set is then not cached.
 const (
 	compiledMagic  = "btfgate-policy\x00"
-	compiledFormat = 7
+	compiledFormat = 8
 )
 
 const (
@@ -165,6 +168,12 @@ func encodeCompiled(key []byte, s *compiledSet) ([]byte, error) {
 	e.flag(s.computed)
 	e.flag(s.trueSigRule)
 	e.flag(s.indexed)
+	queries := slices.Sorted(maps.Keys(s.queries))
+	e.uint(uint64(len(queries)))
+	for _, q := range queries {
+		e.str(q)
+		e.body(s.queries[q])
+	}
 	if e.err != nil {
 		return nil, e.err
 	}
@@ -591,6 +600,15 @@ func decodeCompiled(key, b []byte) (*compiledSet, error) {
 	s.computed = d.flag()
 	s.trueSigRule = d.flag()
 	s.indexed = d.flag()
+	n = d.count()
+	s.queries = make(map[string]ast.Body, n)
+	for range n {
+		q, body := d.str(), d.body()
+		if len(body) == 0 {
+			d.err = errCorrupt // a query is never empty
+		}
+		s.queries[q] = body
+	}
 	if d.err == nil && d.pos != len(b) {
 		d.err = errCorrupt
 	}

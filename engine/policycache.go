@@ -164,7 +164,7 @@ func (c *policyCache) prepare(env queryEnv, caps *ast.Capabilities, print, trust
 	if err != nil {
 		return nil, nil, nil, false
 	}
-	env.compiler = comp
+	env.compiler, env.queries = comp, s.queries
 	if q, err = env.prepare(decisionQuery); err != nil {
 		return nil, nil, nil, false
 	}

@@ -96,6 +96,21 @@ func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 				t.Fatal(err)
 			}
 			set.compiled(full)
+			store, err := configStore(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := queryEnv{compiler: full, store: store}
+			prepared := map[string]*preparedQuery{}
+			for _, q := range []string{decisionQuery, variableQuery, trueSignatureQuery} {
+				if prepared[q], err = env.prepare(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			set.queries = compiledQueries(prepared)
+			if len(set.queries) != 3 {
+				t.Fatalf("%d queries kept compiled, want 3", len(set.queries))
+			}
 			key := []byte("key")
 			data, err := encodeCompiled(key, set)
 			if err != nil {
@@ -126,6 +141,11 @@ func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 					if got, want := types.Sprint(loaded.TypeEnv.GetByRef(path)), types.Sprint(full.TypeEnv.GetByRef(path)); got != want {
 						t.Errorf("%v types as %s, want %s", path, got, want)
 					}
+				}
+			}
+			for q, want := range set.queries {
+				if got := got.queries[q]; got.String() != want.String() || !slices.Equal(bodyTrace(got), bodyTrace(want)) {
+					t.Errorf("query %s loads as %v, want %v", q, got, want)
 				}
 			}
 			if !maps.Equal(loaded.RewrittenVars, full.RewrittenVars) {
@@ -204,6 +224,9 @@ skip.meta[id] contains sprintf("meta %v %v", [rego.metadata.rule(), count(rego.m
 			loaded := newEngine(t, cfg)
 			if compiled.cached || !loaded.cached || compiled.CacheError() != nil {
 				t.Fatalf("first engine cached %v (error %v), second %v: want a miss then a hit", compiled.cached, compiled.CacheError(), loaded.cached)
+			}
+			if loaded.query.qc != nil || loaded.vars.query.qc != nil || loaded.trueSig != nil && loaded.trueSig.qc != nil {
+				t.Errorf("the loaded engine compiled its queries again")
 			}
 			printed.Reset()
 			a, errA := compiled.DecideFunctions(ctx, fns, 1)

@@ -49,12 +49,16 @@ func compileModules(ctx context.Context, c *ast.Compiler, store storage.Store, m
 // policies, ready to be evaluated any number of times, concurrently.
 type preparedQuery struct {
 	compiler *ast.Compiler
-	qc       ast.QueryCompiler
-	body     ast.Body
-	result   ast.Var // bound to the value of the query's reference
-	store    storage.Store
-	hook     print.Hook // receives print() calls; nil drops them
-	strict   bool       // builtin errors fail the evaluation
+	// qc compiled the query; nil for a query a policy cache held
+	// compiled, which is one compiledQueries keeps: evaluation asks the
+	// query compiler only for the query's rewritten variables and
+	// comprehension indices, and such a query has neither.
+	qc     ast.QueryCompiler
+	body   ast.Body
+	result ast.Var // bound to the value of the query's reference
+	store  storage.Store
+	hook   print.Hook // receives print() calls; nil drops them
+	strict bool       // builtin errors fail the evaluation
 }
 
 // resultVar is the variable a query's value is bound to, named as the
@@ -85,6 +89,22 @@ func prepareQuery(c *ast.Compiler, store storage.Store, query string, print bool
 		return nil, err
 	}
 	return &preparedQuery{compiler: c, qc: qc, body: body, result: resultVar, store: store, hook: hook, strict: strict}, nil
+}
+
+// compiledQueries returns the bodies of the queries (by query text) that
+// a policy cache may hold compiled for the compiler they were compiled
+// on: those whose compile rewrote no variable and indexed no
+// comprehension, which evaluation would ask their query compiler about.
+// A nil query is left out.
+func compiledQueries(queries map[string]*preparedQuery) map[string]ast.Body {
+	out := map[string]ast.Body{}
+	for text, q := range queries {
+		if q == nil || q.qc == nil || len(q.qc.RewrittenVars()) > 0 || ast.ContainsComprehensions(q.body) {
+			continue
+		}
+		out[text] = q.body
+	}
+	return out
 }
 
 // captureValue rewrites a query of one reference, r, to r = resultVar, so
