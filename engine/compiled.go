@@ -31,6 +31,13 @@ type compiledSet struct {
 	// queries are New's queries as compiled on the set (compiledQueries),
 	// by query text: a loaded set's are not parsed and compiled again.
 	queries map[string]ast.Body
+	// builtins are the names of the builtins the compiled modules refer
+	// to (calls, with modifiers' targets and values), and eq, which the
+	// queries call; features and futureKeywords are the capabilities'.
+	// They are the capabilities loadedCapabilities gives a loaded set.
+	builtins       []string
+	features       []string
+	futureKeywords []string
 }
 
 // compiled sets the compiled modules and rewritten variables of s from
@@ -47,6 +54,28 @@ func (s *compiledSet) compiled(c *ast.Compiler) {
 		s.modules = append(s.modules, c.Modules[name])
 	}
 	s.indexed = len(comprehensionIndices(c)) > 0
+	caps := c.Capabilities()
+	s.builtins = builtinRefs(c.Modules, caps)
+	s.features, s.futureKeywords = caps.Features, caps.FutureKeywords
+}
+
+// builtinRefs returns the names of the builtins of caps that modules
+// refer to, with eq, sorted.
+func builtinRefs(modules map[string]*ast.Module, caps *ast.Capabilities) []string {
+	known := make(map[string]bool, len(caps.Builtins))
+	for _, b := range caps.Builtins {
+		known[b.Name] = true
+	}
+	used := map[string]bool{ast.Equality.Name: true}
+	for _, m := range modules {
+		ast.WalkRefs(m, func(r ast.Ref) bool {
+			if name := r.String(); known[name] {
+				used[name] = true
+			}
+			return false
+		})
+	}
+	return slices.Sorted(maps.Keys(used))
 }
 
 // comprehensionIndices lists the comprehension indices c built, as text,
@@ -86,7 +115,7 @@ func comprehensionIndices(c *ast.Compiler) []string {
 // hold) fails the encode, and the set is then not cached.
 const (
 	compiledMagic  = "btfgate-policy\x00"
-	compiledFormat = 8
+	compiledFormat = 9
 )
 
 const (
@@ -174,6 +203,9 @@ func encodeCompiled(key []byte, s *compiledSet) ([]byte, error) {
 		e.str(q)
 		e.body(s.queries[q])
 	}
+	e.strings(s.builtins)
+	e.strings(s.features)
+	e.strings(s.futureKeywords)
 	if e.err != nil {
 		return nil, e.err
 	}
@@ -609,6 +641,9 @@ func decodeCompiled(key, b []byte) (*compiledSet, error) {
 		}
 		s.queries[q] = body
 	}
+	s.builtins = d.strings()
+	s.features = d.strings()
+	s.futureKeywords = d.strings()
 	if d.err == nil && d.pos != len(b) {
 		d.err = errCorrupt
 	}

@@ -81,7 +81,6 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	caps, forbidden := sandbox()
 	trusted := embeddedOnly(cfg)
 	prints := cfg.Print != nil
 	store, err := configStore(cfg.Data)
@@ -98,10 +97,11 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	var cache *policyCache
 	if cfg.CacheDir != "" {
-		cache = newPolicyCache(cfg.CacheDir, modules, userModules(cfg), caps, prints)
+		cache = newPolicyCache(cfg.CacheDir, modules, userModules(cfg), prints)
 	}
-	set, c, query, cached := cache.prepare(env, caps, prints, trusted)
+	set, c, query, cached := cache.prepare(env, prints, trusted)
 	if !cached {
+		caps, forbidden := sandbox()
 		parsed, err := parseModules(modules, caps, forbidden)
 		if err != nil {
 			return nil, err
@@ -141,12 +141,12 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		lint:      set.lint,
 		cached:    cached,
 	}
-	if e.vars, err = prepareVariables(env, set.variables, forbidden); err != nil {
+	if e.vars, err = prepareVariables(env, set.variables); err != nil {
 		return nil, err
 	}
 	if set.trueSigRule || listsTrueSignature(cfg) {
 		if e.trueSig, err = env.prepare(trueSignatureQuery); err != nil {
-			return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
+			return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbiddenBuiltins())))
 		}
 	}
 	if cache != nil && !cached {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -21,12 +22,14 @@ import (
 // instead of parsing and compiling the same policies each. A file is
 // named by its key and holds the key whole; the key covers everything the
 // compile reads: the modules' names and sources (and which are the
-// user's), the capabilities, print statements, the encoding's format, and
-// the build (Go, module and OPA versions, VCS revision) and executable
-// (path, size, modification time): the OPA compiler and btfgate's use of
-// it are part of the compile. A file that does not read back under its key is
-// compiled and written again. Writes go to a temporary file renamed into
-// place; the newest KeepPolicyFiles files are kept.
+// user's), print statements, the encoding's format, and the build (Go,
+// module and OPA versions, VCS revision) and executable (path, size,
+// modification time): the OPA compiler and btfgate's use of it are part
+// of the compile, and so are the capabilities the sandbox leaves (this
+// OPA's, less what sandbox removes), which New computes only on a miss.
+// A file that does not read back under its key is compiled and written
+// again. Writes go to a temporary file renamed into place; the newest
+// KeepPolicyFiles files are kept.
 type policyCache struct {
 	dir string
 	key []byte
@@ -38,9 +41,9 @@ const KeepPolicyFiles = 8
 // policyFileSuffix ends the names of a policy cache's files.
 const policyFileSuffix = ".btfpolicy"
 
-// newPolicyCache returns the cache in dir for the modules compiled with
-// caps and print statements if print; user names the user's modules.
-func newPolicyCache(dir string, modules []Module, user map[string]bool, caps *ast.Capabilities, print bool) *policyCache {
+// newPolicyCache returns the cache in dir for the modules compiled in the
+// sandbox with print statements if print; user names the user's modules.
+func newPolicyCache(dir string, modules []Module, user map[string]bool, print bool) *policyCache {
 	h := sha256.New()
 	field := func(s string) {
 		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
@@ -79,12 +82,6 @@ func newPolicyCache(dir string, modules []Module, user map[string]bool, caps *as
 			field("user")
 		}
 	}
-	for _, b := range caps.Builtins {
-		field(b.Name)
-	}
-	field(strings.Join(caps.Features, ","))
-	field(strings.Join(caps.FutureKeywords, ","))
-	field(strings.Join(caps.AllowNet, ","))
 	return &policyCache{dir: dir, key: h.Sum(nil)}
 }
 
@@ -150,17 +147,40 @@ func loadedStages(trusted, indexed bool) []ast.StageID {
 	return keep
 }
 
+// loadedCapabilities returns the capabilities a compiler loading s gets:
+// those of the compile, but for the builtins, of which it has only those
+// the set refers to (compiledSet.builtins): nothing after the compile
+// reads the others, and the compiler builds a type for each builtin it
+// has. A name that is no builtin of this OPA, or one the sandbox
+// forbids, is an error.
+func loadedCapabilities(s *compiledSet) (*ast.Capabilities, error) {
+	caps := &ast.Capabilities{
+		Builtins:       make([]*ast.Builtin, 0, len(s.builtins)),
+		Features:       s.features,
+		FutureKeywords: s.futureKeywords,
+		AllowNet:       []string{},
+	}
+	for _, name := range s.builtins {
+		b, ok := ast.BuiltinMap[name]
+		if !ok || forbiddenBuiltin(b) {
+			return nil, fmt.Errorf("policy cache: builtin %q not allowed", name)
+		}
+		caps.Builtins = append(caps.Builtins, b)
+	}
+	return caps, nil
+}
+
 // prepare loads the set the cache holds into a compiler and prepares the
 // decision query in env on it; ok is false if no set loads, or when c is
 // nil.
-func (c *policyCache) prepare(env queryEnv, caps *ast.Capabilities, print, trusted bool) (s *compiledSet, comp *ast.Compiler, q *preparedQuery, ok bool) {
+func (c *policyCache) prepare(env queryEnv, print, trusted bool) (s *compiledSet, comp *ast.Compiler, q *preparedQuery, ok bool) {
 	if c == nil {
 		return nil, nil, nil, false
 	}
 	if s = c.load(); s == nil {
 		return nil, nil, nil, false
 	}
-	comp, err := loadCompiler(caps, print, trusted, s)
+	comp, err := loadCompiler(print, trusted, s)
 	if err != nil {
 		return nil, nil, nil, false
 	}
@@ -172,11 +192,16 @@ func (c *policyCache) prepare(env queryEnv, caps *ast.Capabilities, print, trust
 }
 
 // loadCompiler returns a compiler holding s as newCompiler(caps, print,
-// trusted) leaves the set after compiling it, for evaluation
-// (TestPolicyCacheLoadsTheCompile compares them): it runs loadedStages.
-// The compiler takes s's modules as they are, not copies, when trusted;
-// s must not be used again.
-func loadCompiler(caps *ast.Capabilities, print, trusted bool, s *compiledSet) (*ast.Compiler, error) {
+// trusted) leaves the set after compiling it with the sandbox's
+// capabilities, for evaluation (TestPolicyCacheLoadsTheCompile compares
+// them): it runs loadedStages, with the capabilities loadedCapabilities
+// makes of s. The compiler takes s's modules as they are, not copies,
+// when trusted; s must not be used again.
+func loadCompiler(print, trusted bool, s *compiledSet) (*ast.Compiler, error) {
+	caps, err := loadedCapabilities(s)
+	if err != nil {
+		return nil, err
+	}
 	keep := loadedStages(trusted, s.indexed)
 	var skip []ast.StageID
 	for _, st := range ast.AllStages() {

@@ -120,7 +120,7 @@ func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			loaded, err := loadCompiler(caps, false, trusted, got)
+			loaded, err := loadCompiler(false, trusted, got)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -382,6 +382,28 @@ func TestLoadedStagesFollowTheSwap(t *testing.T) {
 					t.Errorf("trusted: stage %s runs before %s", st, ast.StageRemoveImports)
 				}
 			}
+		}
+	}
+}
+
+// TestLoadedCapabilities: a loaded set's compiler has the builtins the
+// set names, and a set naming a builtin the sandbox forbids, or none of
+// this OPA's, does not load.
+func TestLoadedCapabilities(t *testing.T) {
+	caps, err := loadedCapabilities(&compiledSet{builtins: []string{"count", "eq"}, features: []string{ast.FeatureRegoV1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, b := range caps.Builtins {
+		names = append(names, b.Name)
+	}
+	if !slices.Equal(names, []string{"count", "eq"}) || !caps.ContainsFeature(ast.FeatureRegoV1) || caps.AllowNet == nil || len(caps.AllowNet) > 0 {
+		t.Errorf("capabilities: builtins %v, features %v, allow_net %v", names, caps.Features, caps.AllowNet)
+	}
+	for _, name := range []string{"http.send", "time.now_ns", "no.such_builtin"} {
+		if _, err := loadedCapabilities(&compiledSet{builtins: []string{"count", name}}); err == nil {
+			t.Errorf("a set naming %s loads", name)
 		}
 	}
 }
