@@ -164,6 +164,7 @@ func (q *preparedQuery) eval(ctx context.Context, opts evalOptions) (*ast.Term, 
 	}()
 	var value *ast.Term
 	n := 0
+	growStack()
 	err = tq.Iter(ctx, func(qr topdown.QueryResult) error {
 		value = qr[q.result]
 		n++
@@ -177,3 +178,31 @@ func (q *preparedQuery) eval(ctx context.Context, opts evalOptions) (*ast.Term, 
 	}
 	return value, nil
 }
+
+// evalStackFrame is half the stack growStack makes room for: the
+// evaluation of the default policies on a batch of a few functions
+// reaches between 128 and 256 KB of stack (topdown recurses at every
+// step), and BenchmarkDecideSmall is fastest with room for 256 KB.
+const evalStackFrame = 100 << 10
+
+// growStack makes the calling goroutine's stack hold at least about
+// 2*evalStackFrame more bytes, at once, while it is shallow. A goroutine
+// starts with a few KB of stack and, each time it outgrows it, gets one
+// twice the size, to which the runtime copies the whole stack and adjusts
+// every frame: an evaluation on a new goroutine copied its deep stack
+// six times over, which cost more than deciding a small module's
+// functions. The runtime sizes a stack for the largest frame it must
+// hold, so one frame of two arrays (each small enough to be kept on the
+// stack) grows it once; the arrays are zeroed, as every Go variable is.
+//
+//go:noinline
+func growStack() {
+	var a, b [evalStackFrame]byte
+	keepOnStack(a[:], b[:])
+}
+
+// keepOnStack uses a and b so that growStack's frame keeps them, without
+// letting them escape to the heap.
+//
+//go:noinline
+func keepOnStack(a, b []byte) { a[0], b[0] = 1, 1 }
