@@ -601,11 +601,11 @@ func decodeCompiled(key, b []byte) (*compiledSet, error) {
 		}
 		d.locs[i] = l
 	}
-	d.termSlab.reserve(d.count())
-	d.termsSlab.reserve(d.count())
-	d.exprSlab.reserve(d.count())
-	d.bodySlab.reserve(d.count())
-	n = d.count()
+	d.termSlab.reserve(d.nodeCount())
+	d.termsSlab.reserve(d.nodeCount())
+	d.exprSlab.reserve(d.nodeCount())
+	d.bodySlab.reserve(d.nodeCount())
+	n = d.nodeCount()
 	d.ruleSlab.reserve(n)
 	d.headSlab.reserve(n)
 	s := &compiledSet{}
@@ -683,6 +683,13 @@ func (d *setDecoder) count() int {
 		return 0
 	}
 	return int(v)
+}
+
+// nodeCount reads a count of nodes, which no valid file has larger than
+// the bytes left in it (each node takes one at least): a file that says
+// otherwise gets no more than that reserved, as if it told the truth.
+func (d *setDecoder) nodeCount() int {
+	return min(d.count(), len(d.buf)-d.pos)
 }
 
 // index reads an index below n.

@@ -3,7 +3,9 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"maps"
 	"os"
 	"path/filepath"
@@ -172,6 +174,9 @@ func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 				bad := slices.Clone(data)
 				bad[n] ^= 0xa5
 				decodeCompiled(key, bad) // must not panic
+				// nor may the decoder, given a change the checksum does not catch
+				summed := binary.LittleEndian.AppendUint32(bad[:len(bad)-4:len(bad)-4], crc32.Checksum(bad[:len(bad)-4], crc32.MakeTable(crc32.Castagnoli)))
+				decodeCompiled(key, summed)
 			}
 		})
 	}
