@@ -189,8 +189,8 @@ const evalStackFrame = 100 << 10
 // 2*evalStackFrame more bytes, at once, while it is shallow. A goroutine
 // starts with a few KB of stack and, each time it outgrows it, gets one
 // twice the size, to which the runtime copies the whole stack and adjusts
-// every frame: an evaluation on a new goroutine copied its deep stack
-// six times over, which cost more than deciding a small module's
+// every frame: an evaluation on a new goroutine copied its stack at each
+// doubling up to 256 KB, which cost more than deciding a small module's
 // functions. The runtime sizes a stack for the largest frame it must
 // hold, so one frame of two arrays (each small enough to be kept on the
 // stack) grows it once; the arrays are zeroed, as every Go variable is.
