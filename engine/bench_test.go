@@ -110,3 +110,22 @@ skip.constant := {id: {"constant"} |
 `}}
 	benchmarkDecide(b, cfg, syntheticKernel(kernelSize))
 }
+
+// BenchmarkDecideSmall decides what a small module's encode does: two
+// functions and a few variables, each on goroutines of their own, where
+// the fixed cost of an evaluation shows.
+func BenchmarkDecideSmall(b *testing.B) {
+	e := newEngine(b, defaults())
+	fns := syntheticKernel(2)
+	vars := syntheticVariables(20, true)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.DecideFunctions(ctx, fns, 2); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.DecideVariables(ctx, vars, 2); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -28,6 +28,16 @@ type compiledSet struct {
 	// the set builds the comprehension indices only then (the default
 	// set has none, and the stage walked every rule for nothing).
 	indexed bool
+	// queries are New's queries as compiled on the set (compiledQueries),
+	// by query text: a loaded set's are not parsed and compiled again.
+	queries map[string]ast.Body
+	// builtins are the names of the builtins the compiled modules refer
+	// to (calls, with modifiers' targets and values), and eq, which the
+	// queries call; features and futureKeywords are the capabilities'.
+	// They are the capabilities loadedCapabilities gives a loaded set.
+	builtins       []string
+	features       []string
+	futureKeywords []string
 }
 
 // compiled sets the compiled modules and rewritten variables of s from
@@ -44,6 +54,28 @@ func (s *compiledSet) compiled(c *ast.Compiler) {
 		s.modules = append(s.modules, c.Modules[name])
 	}
 	s.indexed = len(comprehensionIndices(c)) > 0
+	caps := c.Capabilities()
+	s.builtins = builtinRefs(c.Modules, caps)
+	s.features, s.futureKeywords = caps.Features, caps.FutureKeywords
+}
+
+// builtinRefs returns the names of the builtins of caps that modules
+// refer to, with eq, sorted.
+func builtinRefs(modules map[string]*ast.Module, caps *ast.Capabilities) []string {
+	known := make(map[string]bool, len(caps.Builtins))
+	for _, b := range caps.Builtins {
+		known[b.Name] = true
+	}
+	used := map[string]bool{ast.Equality.Name: true}
+	for _, m := range modules {
+		ast.WalkRefs(m, func(r ast.Ref) bool {
+			if name := r.String(); known[name] {
+				used[name] = true
+			}
+			return false
+		})
+	}
+	return slices.Sorted(maps.Keys(used))
 }
 
 // comprehensionIndices lists the comprehension indices c built, as text,
@@ -65,7 +97,8 @@ func comprehensionIndices(c *ast.Compiler) []string {
 
 // The encoding of a compiledSet: the magic and format, the key it was
 // compiled for, then uvarints: a string table (every string and location
-// text, each a length and its bytes), a location table, then the set;
+// text, each a length and its bytes), a location table, the nodeCounts,
+// then the set, New's compiled queries last;
 // last, the CRC-32C (Castagnoli, little-endian) of everything before it,
 // so that a damaged file is refused whole instead of read as another set.
 // Strings and locations are referred to by index, a location index
@@ -76,12 +109,13 @@ func comprehensionIndices(c *ast.Compiler) []string {
 // Every node's exported fields are kept, and shared locations stay
 // shared (the unexported ones, such as the expressions an expression was
 // rewritten from, serve only compile stages and their messages, which a
-// loaded set does not run); a node the encoding does not cover (annotations, a value type
-// the compiled set does not hold) fails the encode, and the set is then
-// not cached.
+// loaded set does not run), but for the modules' comments, which only the
+// compile's metadata stage reads (see loadedStages); a node the encoding
+// does not cover (annotations, a value type the compiled set does not
+// hold) fails the encode, and the set is then not cached.
 const (
 	compiledMagic  = "btfgate-policy\x00"
-	compiledFormat = 5
+	compiledFormat = 9
 )
 
 const (
@@ -125,6 +159,17 @@ type setEncoder struct {
 	locList []*ast.Location
 	out     []byte
 	err     error
+	nodes   nodeCounts
+}
+
+// nodeCounts are how many nodes of each kind an encoded set holds, for
+// the decoder to allocate them at once.
+type nodeCounts struct {
+	terms     int // terms
+	termLists int // elements of lists of terms (refs, calls, arguments)
+	exprs     int // expressions
+	bodies    int // elements of bodies
+	rules     int // rules and heads (an else is one)
 }
 
 // encodeCompiled encodes s under key.
@@ -152,6 +197,15 @@ func encodeCompiled(key []byte, s *compiledSet) ([]byte, error) {
 	e.flag(s.computed)
 	e.flag(s.trueSigRule)
 	e.flag(s.indexed)
+	queries := slices.Sorted(maps.Keys(s.queries))
+	e.uint(uint64(len(queries)))
+	for _, q := range queries {
+		e.str(q)
+		e.body(s.queries[q])
+	}
+	e.strings(s.builtins)
+	e.strings(s.features)
+	e.strings(s.futureKeywords)
 	if e.err != nil {
 		return nil, e.err
 	}
@@ -184,6 +238,9 @@ func encodeCompiled(key []byte, s *compiledSet) ([]byte, error) {
 		for _, n := range l.Tabs {
 			out = binary.AppendVarint(out, int64(n))
 		}
+	}
+	for _, n := range []int{e.nodes.terms, e.nodes.termLists, e.nodes.exprs, e.nodes.bodies, e.nodes.rules} {
+		out = binary.AppendUvarint(out, uint64(n))
 	}
 	out = append(out, e.out...)
 	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crc32.MakeTable(crc32.Castagnoli))), nil
@@ -276,17 +333,13 @@ func (e *setEncoder) module(m *ast.Module) {
 	for _, r := range m.Rules {
 		e.rule(r)
 	}
-	e.uint(uint64(len(m.Comments)))
-	for _, c := range m.Comments {
-		e.str(string(c.Text))
-		e.loc(c.Location)
-	}
 }
 
 func (e *setEncoder) rule(r *ast.Rule) {
 	if len(r.Annotations) > 0 {
 		e.fail()
 	}
+	e.nodes.rules++
 	e.flag(r.Default)
 	e.loc(r.Location)
 	h := r.Head
@@ -311,12 +364,14 @@ func (e *setEncoder) body(b ast.Body) {
 		return
 	}
 	e.uint(uint64(len(b)) + 1)
+	e.nodes.bodies += len(b)
 	for _, x := range b {
 		e.expr(x)
 	}
 }
 
 func (e *setEncoder) expr(x *ast.Expr) {
+	e.nodes.exprs++
 	e.uint(uint64(x.Index))
 	e.flag(x.Negated)
 	e.flag(x.Generated)
@@ -358,6 +413,7 @@ func (e *setEncoder) terms(ts []*ast.Term) {
 		return
 	}
 	e.uint(uint64(len(ts)) + 1)
+	e.nodes.termLists += len(ts)
 	for _, t := range ts {
 		if t == nil {
 			e.fail()
@@ -372,6 +428,7 @@ func (e *setEncoder) term(t *ast.Term) {
 		e.out = append(e.out, termAbsent)
 		return
 	}
+	e.nodes.terms++
 	switch v := t.Value.(type) {
 	case ast.Null:
 		e.out = append(e.out, termNull)
@@ -434,7 +491,12 @@ func (e *setEncoder) term(t *ast.Term) {
 }
 
 // setDecoder reads an encoded compiledSet. Its strings are substrings of
-// one copy of the file, location texts slices of the file itself.
+// one copy of the file, location texts slices of the file itself. The
+// nodes it builds are handed out of slabs, and a scalar value (string,
+// variable or number) is made once per string and shared by the terms
+// that hold it, as Term.Copy shares it: the set's modules are the
+// compiler's for as long as the engine lives, so no node is freed before
+// the others.
 type setDecoder struct {
 	buf  []byte
 	sbuf string
@@ -443,6 +505,45 @@ type setDecoder struct {
 	offs []int // the offset in buf of each of strs
 	locs []*ast.Location
 	err  error
+
+	// scalars[i] is the value a term made of strs[i] (an ast.String,
+	// Var or Number), nil until a term needs it.
+	scalars   []ast.Value
+	termSlab  slab[ast.Term]
+	termsSlab slab[*ast.Term] // lists of terms
+	exprSlab  slab[ast.Expr]
+	bodySlab  slab[*ast.Expr]
+	ruleSlab  slab[ast.Rule]
+	headSlab  slab[ast.Head]
+}
+
+// slab hands out elements, and runs of them, of an array allocated for
+// the number of them the file says it holds; past that (a damaged file),
+// it allocates each.
+type slab[T any] struct{ free []T }
+
+// reserve allocates n elements.
+func (s *slab[T]) reserve(n int) { s.free = make([]T, n) }
+
+// one returns a new zero element.
+func (s *slab[T]) one() *T {
+	if len(s.free) == 0 {
+		return new(T)
+	}
+	p := &s.free[0]
+	s.free = s.free[1:]
+	return p
+}
+
+// run returns n new zero elements, a slice whose capacity is its length,
+// so that appending to it copies instead of writing over the next run.
+func (s *slab[T]) run(n int) []T {
+	if n > len(s.free) {
+		return make([]T, n)
+	}
+	r := s.free[:n:n]
+	s.free = s.free[n:]
+	return r
 }
 
 // errCorrupt is an encoding that does not read back: the set is then
@@ -480,6 +581,7 @@ func decodeCompiled(key, b []byte) (*compiledSet, error) {
 		d.offs = append(d.offs, d.pos)
 		d.pos += l
 	}
+	d.scalars = make([]ast.Value, len(d.strs))
 	n = d.count()
 	locs := make([]ast.Location, n)
 	d.locs = make([]*ast.Location, n)
@@ -499,6 +601,13 @@ func decodeCompiled(key, b []byte) (*compiledSet, error) {
 		}
 		d.locs[i] = l
 	}
+	d.termSlab.reserve(d.nodeCount())
+	d.termsSlab.reserve(d.nodeCount())
+	d.exprSlab.reserve(d.nodeCount())
+	d.bodySlab.reserve(d.nodeCount())
+	n = d.nodeCount()
+	d.ruleSlab.reserve(n)
+	d.headSlab.reserve(n)
 	s := &compiledSet{}
 	n = d.count()
 	for range n {
@@ -523,6 +632,18 @@ func decodeCompiled(key, b []byte) (*compiledSet, error) {
 	s.computed = d.flag()
 	s.trueSigRule = d.flag()
 	s.indexed = d.flag()
+	n = d.count()
+	s.queries = make(map[string]ast.Body, n)
+	for range n {
+		q, body := d.str(), d.body()
+		if len(body) == 0 {
+			d.err = errCorrupt // a query is never empty
+		}
+		s.queries[q] = body
+	}
+	s.builtins = d.strings()
+	s.features = d.strings()
+	s.futureKeywords = d.strings()
 	if d.err == nil && d.pos != len(b) {
 		d.err = errCorrupt
 	}
@@ -562,6 +683,13 @@ func (d *setDecoder) count() int {
 		return 0
 	}
 	return int(v)
+}
+
+// nodeCount reads a count of nodes, which no valid file has larger than
+// the bytes left in it (each node takes one at least): a file that says
+// otherwise gets no more than that reserved, as if it told the truth.
+func (d *setDecoder) nodeCount() int {
+	return min(d.count(), len(d.buf)-d.pos)
 }
 
 // index reads an index below n.
@@ -646,14 +774,6 @@ func (d *setDecoder) module() *ast.Module {
 			m.Rules[i] = d.rule(m)
 		}
 	}
-	if n := d.count(); n > 0 {
-		m.Comments = make([]*ast.Comment, n)
-		for i := range m.Comments {
-			c := &ast.Comment{Text: []byte(d.str())}
-			c.Location = d.loc()
-			m.Comments[i] = c
-		}
-	}
 	return m
 }
 
@@ -661,9 +781,11 @@ func (d *setDecoder) rule(m *ast.Module) *ast.Rule {
 	if d.err != nil {
 		return &ast.Rule{Head: &ast.Head{}, Module: m}
 	}
-	r := &ast.Rule{Module: m, Default: d.flag()}
+	r := d.ruleSlab.one()
+	r.Module, r.Default = m, d.flag()
 	r.Location = d.loc()
-	h := &ast.Head{Name: ast.Var(d.str())}
+	h := d.headSlab.one()
+	h.Name = ast.Var(d.str())
 	h.Reference = d.terms()
 	h.Args = d.terms()
 	h.Key = d.optTerm()
@@ -683,7 +805,7 @@ func (d *setDecoder) body() ast.Body {
 	if n == 0 || d.err != nil {
 		return nil
 	}
-	b := make(ast.Body, n-1)
+	b := ast.Body(d.bodySlab.run(n - 1))
 	for i := range b {
 		b[i] = d.expr()
 	}
@@ -691,7 +813,8 @@ func (d *setDecoder) body() ast.Body {
 }
 
 func (d *setDecoder) expr() *ast.Expr {
-	x := &ast.Expr{Index: int(d.uint()), Negated: d.flag(), Generated: d.flag()}
+	x := d.exprSlab.one()
+	x.Index, x.Negated, x.Generated = int(d.uint()), d.flag(), d.flag()
 	x.Location = d.loc()
 	if n := d.count(); n > 0 {
 		x.With = make([]*ast.With, n)
@@ -726,7 +849,7 @@ func (d *setDecoder) terms() []*ast.Term {
 	if n == 0 || d.err != nil {
 		return nil
 	}
-	ts := make([]*ast.Term, n-1)
+	ts := d.termsSlab.run(n - 1)
 	for i := range ts {
 		ts[i] = d.term()
 	}
@@ -758,7 +881,7 @@ func (d *setDecoder) optTerm() *ast.Term {
 		return nil
 	}
 	var v ast.Value
-	switch d.byte() {
+	switch tag := d.byte(); tag {
 	case termAbsent:
 		return nil
 	case termNull:
@@ -767,12 +890,8 @@ func (d *setDecoder) optTerm() *ast.Term {
 		v = ast.Boolean(false)
 	case termTrue:
 		v = ast.Boolean(true)
-	case termNumber:
-		v = ast.Number(d.str())
-	case termString:
-		v = ast.String(d.str())
-	case termVar:
-		v = ast.Var(d.str())
+	case termNumber, termString, termVar:
+		v = d.scalar(tag)
 	case termRef:
 		v = ast.Ref(d.terms())
 	case termArray:
@@ -804,5 +923,44 @@ func (d *setDecoder) optTerm() *ast.Term {
 		d.err = errCorrupt
 		return nil
 	}
-	return &ast.Term{Value: v, Location: d.loc()}
+	t := d.termSlab.one()
+	t.Value, t.Location = v, d.loc()
+	return t
+}
+
+// scalar reads a string and returns it as the value of tag (termNumber,
+// termString or termVar), made once for each string: a string some terms
+// hold as a variable and others as a string is made once for the first.
+func (d *setDecoder) scalar(tag byte) ast.Value {
+	i := d.index(len(d.strs))
+	if d.err != nil {
+		return ast.Null{}
+	}
+	v := d.scalars[i]
+	switch v.(type) {
+	case ast.Number:
+		if tag == termNumber {
+			return v
+		}
+	case ast.String:
+		if tag == termString {
+			return v
+		}
+	case ast.Var:
+		if tag == termVar {
+			return v
+		}
+	}
+	switch tag {
+	case termNumber:
+		v = ast.Number(d.strs[i])
+	case termString:
+		v = ast.String(d.strs[i])
+	default:
+		v = ast.Var(d.strs[i])
+	}
+	if d.scalars[i] == nil {
+		d.scalars[i] = v
+	}
+	return v
 }

@@ -9,8 +9,18 @@ import (
 // nodeTrace lists, in walk order, every node of m with its location and
 // the fields String() does not show.
 func nodeTrace(m *ast.Module) []string {
+	out := bodyTrace(m)
+	for _, c := range m.Comments {
+		out = append(out, fmt.Sprintf("comment %q %v", c.Text, c.Location))
+	}
+	return append(out, "version "+m.RegoVersionSpan().String())
+}
+
+// bodyTrace lists, in walk order, every node of x (a module, a body) with
+// its location and the fields String() does not show.
+func bodyTrace(x any) []string {
 	var out []string
-	ast.WalkNodes(m, func(n ast.Node) bool {
+	ast.WalkNodes(x, func(n ast.Node) bool {
 		s := fmt.Sprintf("%T", n)
 		if l := n.Loc(); l != nil {
 			s += fmt.Sprintf(" %s:%d:%d@%d %q (nil %v) %v (nil %v)", l.File, l.Row, l.Col, l.Offset, l.Text, l.Text == nil, l.Tabs, l.Tabs == nil)
@@ -28,8 +38,5 @@ func nodeTrace(m *ast.Module) []string {
 		out = append(out, s)
 		return false
 	})
-	for _, c := range m.Comments {
-		out = append(out, fmt.Sprintf("comment %q %v", c.Text, c.Location))
-	}
-	return append(out, "version "+m.RegoVersionSpan().String())
+	return out
 }

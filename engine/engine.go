@@ -81,7 +81,6 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	caps, forbidden := sandbox()
 	trusted := embeddedOnly(cfg)
 	prints := cfg.Print != nil
 	store, err := configStore(cfg.Data)
@@ -98,10 +97,11 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	var cache *policyCache
 	if cfg.CacheDir != "" {
-		cache = newPolicyCache(cfg.CacheDir, modules, userModules(cfg), caps, prints)
+		cache = newPolicyCache(cfg.CacheDir, modules, userModules(cfg), prints)
 	}
-	set, c, query, cached := cache.prepare(env, caps, prints, trusted)
+	set, c, query, cached := cache.prepare(env, prints, trusted)
 	if !cached {
+		caps, forbidden := sandbox()
 		parsed, err := parseModules(modules, caps, forbidden)
 		if err != nil {
 			return nil, err
@@ -118,6 +118,8 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, err
 		}
 		set.compiled(c)
+	} else {
+		env.queries = set.queries
 	}
 	env.compiler = c
 	mentioned := mentionsOf(set.mentions)
@@ -139,15 +141,18 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		lint:      set.lint,
 		cached:    cached,
 	}
-	if e.vars, err = prepareVariables(env, set.variables, forbidden); err != nil {
+	if e.vars, err = prepareVariables(env, set.variables); err != nil {
 		return nil, err
 	}
 	if set.trueSigRule || listsTrueSignature(cfg) {
 		if e.trueSig, err = env.prepare(trueSignatureQuery); err != nil {
-			return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbidden)))
+			return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbiddenBuiltins())))
 		}
 	}
 	if cache != nil && !cached {
+		set.queries = compiledQueries(map[string]*preparedQuery{
+			decisionQuery: e.query, variableQuery: e.vars.query, trueSignatureQuery: e.trueSig,
+		})
 		if err := cache.store(set); err != nil {
 			e.cacheErr = fmt.Errorf("policy cache %s: %w", cache.dir, err)
 		}
@@ -220,18 +225,24 @@ func userModules(cfg Config) map[string]bool {
 func (e *Engine) Mentions(name string) bool { return e.mentioned(name) }
 
 // queryEnv is what the engine's queries are prepared with: the compiler
-// holding the policies, the store holding the configuration, and print
-// statements kept (print) and where they go.
+// holding the policies, the store holding the configuration, print
+// statements kept (print) and where they go, and the queries a policy
+// cache holds compiled for that compiler, by query text.
 type queryEnv struct {
 	compiler *ast.Compiler
 	store    storage.Store
 	print    bool
 	hook     print.Hook
+	queries  map[string]ast.Body
 }
 
 // prepare compiles query, a reference, for evaluation with strict builtin
-// errors: a builtin's error fails the evaluation.
+// errors: a builtin's error fails the evaluation. A query env.queries
+// holds is not compiled again.
 func (env queryEnv) prepare(query string) (*preparedQuery, error) {
+	if body, ok := env.queries[query]; ok {
+		return &preparedQuery{compiler: env.compiler, body: body, result: resultVar, store: env.store, hook: env.hook, strict: true}, nil
+	}
 	return prepareQuery(env.compiler, env.store, query, env.print, env.hook, true)
 }
 

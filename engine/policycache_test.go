@@ -3,7 +3,9 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"maps"
 	"os"
 	"path/filepath"
@@ -47,12 +49,6 @@ exclude.computed[id] contains "computed" if {
 }
 `
 
-// TestPolicyCacheLoadsTheCompile compiles policy sets as New does
-// (the embedded set with and without its rule families, and with a
-// user's module), encodes and decodes them, and loads them: the loaded
-// compiler holds the same modules (their String(), every node's location
-// and flags), rewritten variables and rule types as the compile, and the
-// derived data reads back.
 // indexedPolicy has a comprehension the compiler indexes (by name: it is
 // evaluated once per name, not once per function).
 const indexedPolicy = `package btfgate.functions
@@ -65,6 +61,12 @@ exclude.same_name[id] contains "shares its name" if {
 }
 `
 
+// TestPolicyCacheLoadsTheCompile compiles policy sets as New does
+// (the embedded set with and without its rule families, and with a
+// user's module), encodes and decodes them, and loads them: the loaded
+// compiler holds the same modules (their String(), every node's location
+// and flags, less the comments), rewritten variables and rule types as
+// the compile, and the derived data reads back.
 func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 	for name, cfg := range map[string]Config{
 		"defaults":   {},
@@ -96,6 +98,21 @@ func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 				t.Fatal(err)
 			}
 			set.compiled(full)
+			store, err := configStore(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := queryEnv{compiler: full, store: store}
+			prepared := map[string]*preparedQuery{}
+			for _, q := range []string{decisionQuery, variableQuery, trueSignatureQuery} {
+				if prepared[q], err = env.prepare(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			set.queries = compiledQueries(prepared)
+			if len(set.queries) != 3 {
+				t.Fatalf("%d queries kept compiled, want 3", len(set.queries))
+			}
 			key := []byte("key")
 			data, err := encodeCompiled(key, set)
 			if err != nil {
@@ -105,7 +122,7 @@ func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			loaded, err := loadCompiler(caps, false, trusted, got)
+			loaded, err := loadCompiler(false, trusted, got)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +133,9 @@ func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 				if got, want := loaded.Modules[name].String(), m.String(); got != want {
 					t.Errorf("%s loads as\n%s\nwant\n%s", name, got, want)
 				}
-				if got, want := nodeTrace(loaded.Modules[name]), nodeTrace(m); !slices.Equal(got, want) {
+				uncommented := *m // the cache keeps no comments
+				uncommented.Comments = nil
+				if got, want := nodeTrace(loaded.Modules[name]), nodeTrace(&uncommented); !slices.Equal(got, want) {
 					t.Errorf("%s: nodes differ", name)
 				}
 				for _, r := range m.Rules {
@@ -124,6 +143,11 @@ func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 					if got, want := types.Sprint(loaded.TypeEnv.GetByRef(path)), types.Sprint(full.TypeEnv.GetByRef(path)); got != want {
 						t.Errorf("%v types as %s, want %s", path, got, want)
 					}
+				}
+			}
+			for q, want := range set.queries {
+				if got := got.queries[q]; got.String() != want.String() || !slices.Equal(bodyTrace(got), bodyTrace(want)) {
+					t.Errorf("query %s loads as %v, want %v", q, got, want)
 				}
 			}
 			if !maps.Equal(loaded.RewrittenVars, full.RewrittenVars) {
@@ -150,6 +174,9 @@ func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 				bad := slices.Clone(data)
 				bad[n] ^= 0xa5
 				decodeCompiled(key, bad) // must not panic
+				// nor may the decoder, given a change the checksum does not catch
+				summed := binary.LittleEndian.AppendUint32(bad[:len(bad)-4:len(bad)-4], crc32.Checksum(bad[:len(bad)-4], crc32.MakeTable(crc32.Castagnoli)))
+				decodeCompiled(key, summed)
 			}
 		})
 	}
@@ -184,6 +211,14 @@ skip.printed[id] contains "printed" if {
 		"user print": {Features: features.Default(), Modules: []Module{{Name: "mine.rego", Source: printing}}, Print: &printed},
 		"user error": {Features: features.Default(), Modules: []Module{{Name: "div.rego",
 			Source: "package btfgate.functions\n\nskip.x[id] contains msg if {\n\tinput.functions[id].name == \"fn_000001\"\n\tmsg := sprintf(\"%d\", [1 / 0])\n}\n"}}},
+		"user metadata": {Features: features.Default(), Modules: []Module{{Name: "mine.rego", Source: userPolicy + `
+# Not metadata: the compile reads the comments of a module that calls
+# rego.metadata, and the cache keeps none.
+skip.meta[id] contains sprintf("meta %v %v", [rego.metadata.rule(), count(rego.metadata.chain())]) if {
+	some id, f in input.functions
+	startswith(f.name, "fn_00004")
+}
+`}}, Data: map[string]any{"facts": []any{"name"}}},
 		"user and lint": {Features: features.Default(), Modules: []Module{{Name: "mine.rego", Source: userPolicy},
 			{Name: "idle.rego", Source: "package idle\n\nx := 1\n"}}},
 	} {
@@ -194,6 +229,9 @@ skip.printed[id] contains "printed" if {
 			loaded := newEngine(t, cfg)
 			if compiled.cached || !loaded.cached || compiled.CacheError() != nil {
 				t.Fatalf("first engine cached %v (error %v), second %v: want a miss then a hit", compiled.cached, compiled.CacheError(), loaded.cached)
+			}
+			if loaded.query.qc != nil || loaded.vars.query.qc != nil || loaded.trueSig != nil && loaded.trueSig.qc != nil {
+				t.Errorf("the loaded engine compiled its queries again")
 			}
 			printed.Reset()
 			a, errA := compiled.DecideFunctions(ctx, fns, 1)
@@ -221,7 +259,8 @@ skip.printed[id] contains "printed" if {
 					reasons[r.Rule]++
 				}
 			}
-			if !cfg.NoDefault && len(reasons) == 0 || cfg.Modules != nil && reasons["short"] == 0 {
+			if !cfg.NoDefault && len(reasons) == 0 || cfg.Modules != nil && reasons["short"] == 0 ||
+				name == "user metadata" && reasons["meta"] == 0 {
 				t.Errorf("reasons %v: the test decides nothing", reasons)
 			}
 			va, errA := compiled.DecideVariables(ctx, vars, 2)
@@ -330,4 +369,46 @@ func factNames(t *testing.T) []string {
 		}
 	}
 	return out
+}
+
+// TestLoadedStagesFollowTheSwap: a trusted set's modules are put in the
+// compiler after RemoveImports (loadCompiler), so no stage loading runs
+// may come before it, and each must be one the compiler has.
+func TestLoadedStagesFollowTheSwap(t *testing.T) {
+	all := ast.AllStages()
+	first := slices.Index(all, ast.StageRemoveImports)
+	for _, trusted := range []bool{false, true} {
+		for _, indexed := range []bool{false, true} {
+			for _, st := range loadedStages(trusted, indexed) {
+				switch i := slices.Index(all, st); {
+				case i < 0:
+					t.Errorf("stage %s: no such stage", st)
+				case trusted && i < first:
+					t.Errorf("trusted: stage %s runs before %s", st, ast.StageRemoveImports)
+				}
+			}
+		}
+	}
+}
+
+// TestLoadedCapabilities: a loaded set's compiler has the builtins the
+// set names, and a set naming a builtin the sandbox forbids, or none of
+// this OPA's, does not load.
+func TestLoadedCapabilities(t *testing.T) {
+	caps, err := loadedCapabilities(&compiledSet{builtins: []string{"count", "eq"}, features: []string{ast.FeatureRegoV1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, b := range caps.Builtins {
+		names = append(names, b.Name)
+	}
+	if !slices.Equal(names, []string{"count", "eq"}) || !caps.ContainsFeature(ast.FeatureRegoV1) || caps.AllowNet == nil || len(caps.AllowNet) > 0 {
+		t.Errorf("capabilities: builtins %v, features %v, allow_net %v", names, caps.Features, caps.AllowNet)
+	}
+	for _, name := range []string{"http.send", "time.now_ns", "no.such_builtin"} {
+		if _, err := loadedCapabilities(&compiledSet{builtins: []string{"count", name}}); err == nil {
+			t.Errorf("a set naming %s loads", name)
+		}
+	}
 }

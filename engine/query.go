@@ -49,12 +49,16 @@ func compileModules(ctx context.Context, c *ast.Compiler, store storage.Store, m
 // policies, ready to be evaluated any number of times, concurrently.
 type preparedQuery struct {
 	compiler *ast.Compiler
-	qc       ast.QueryCompiler
-	body     ast.Body
-	result   ast.Var // bound to the value of the query's reference
-	store    storage.Store
-	hook     print.Hook // receives print() calls; nil drops them
-	strict   bool       // builtin errors fail the evaluation
+	// qc compiled the query; nil for a query a policy cache held
+	// compiled, which is one compiledQueries keeps: evaluation asks the
+	// query compiler only for the query's rewritten variables and
+	// comprehension indices, and such a query has neither.
+	qc     ast.QueryCompiler
+	body   ast.Body
+	result ast.Var // bound to the value of the query's reference
+	store  storage.Store
+	hook   print.Hook // receives print() calls; nil drops them
+	strict bool       // builtin errors fail the evaluation
 }
 
 // resultVar is the variable a query's value is bound to, named as the
@@ -85,6 +89,22 @@ func prepareQuery(c *ast.Compiler, store storage.Store, query string, print bool
 		return nil, err
 	}
 	return &preparedQuery{compiler: c, qc: qc, body: body, result: resultVar, store: store, hook: hook, strict: strict}, nil
+}
+
+// compiledQueries returns the bodies of the queries (by query text) that
+// a policy cache may hold compiled for the compiler they were compiled
+// on: those whose compile rewrote no variable and indexed no
+// comprehension, which evaluation would ask their query compiler about.
+// A nil query is left out.
+func compiledQueries(queries map[string]*preparedQuery) map[string]ast.Body {
+	out := map[string]ast.Body{}
+	for text, q := range queries {
+		if q == nil || q.qc == nil || len(q.qc.RewrittenVars()) > 0 || ast.ContainsComprehensions(q.body) {
+			continue
+		}
+		out[text] = q.body
+	}
+	return out
 }
 
 // captureValue rewrites a query of one reference, r, to r = resultVar, so
@@ -144,6 +164,7 @@ func (q *preparedQuery) eval(ctx context.Context, opts evalOptions) (*ast.Term, 
 	}()
 	var value *ast.Term
 	n := 0
+	growStack()
 	err = tq.Iter(ctx, func(qr topdown.QueryResult) error {
 		value = qr[q.result]
 		n++
@@ -157,3 +178,31 @@ func (q *preparedQuery) eval(ctx context.Context, opts evalOptions) (*ast.Term, 
 	}
 	return value, nil
 }
+
+// evalStackFrame is half the stack growStack makes room for: the
+// evaluation of the default policies on a batch of a few functions
+// reaches between 128 and 256 KB of stack (topdown recurses at every
+// step), and BenchmarkDecideSmall is fastest with room for 256 KB.
+const evalStackFrame = 100 << 10
+
+// growStack makes the calling goroutine's stack hold at least about
+// 2*evalStackFrame more bytes, at once, while it is shallow. A goroutine
+// starts with a few KB of stack and, each time it outgrows it, gets one
+// twice the size, to which the runtime copies the whole stack and adjusts
+// every frame: an evaluation on a new goroutine copied its stack at each
+// doubling up to 256 KB, which cost more than deciding a small module's
+// functions. The runtime sizes a stack for the largest frame it must
+// hold, so one frame of two arrays (each small enough to be kept on the
+// stack) grows it once; the arrays are zeroed, as every Go variable is.
+//
+//go:noinline
+func growStack() {
+	var a, b [evalStackFrame]byte
+	keepOnStack(a[:], b[:])
+}
+
+// keepOnStack uses a and b so that growStack's frame keeps them, without
+// letting them escape to the heap.
+//
+//go:noinline
+func keepOnStack(a, b []byte) { a[0], b[0] = 1, 1 }

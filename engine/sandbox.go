@@ -33,6 +33,13 @@ func hasForbiddenPrefix(name string) bool {
 	return false
 }
 
+// forbiddenBuiltins returns the names of the builtins sandbox removes,
+// for a compile error to say why a call is refused.
+func forbiddenBuiltins() map[string]bool {
+	_, forbidden := sandbox()
+	return forbidden
+}
+
 // sandbox returns the capabilities policies compile against: this OPA's,
 // less the forbidden builtins, whose names it also returns so that a
 // compile error can say why a call is refused.

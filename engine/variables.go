@@ -24,10 +24,10 @@ type variableRules struct {
 // prepareVariables compiles the variable decision query in env, as the
 // function query. origins are the modules of package btfgate.variables by
 // rule.
-func prepareVariables(env queryEnv, origins map[string]string, forbidden map[string]bool) (*variableRules, error) {
+func prepareVariables(env queryEnv, origins map[string]string) (*variableRules, error) {
 	q, err := env.prepare(variableQuery)
 	if err != nil {
-		return nil, coded(CodeCompile, fmt.Errorf("compiling variable policies: %w", policyErrors(err, forbidden)))
+		return nil, coded(CodeCompile, fmt.Errorf("compiling variable policies: %w", policyErrors(err, forbiddenBuiltins())))
 	}
 	return &variableRules{query: q, origins: origins}, nil
 }
