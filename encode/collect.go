@@ -24,3 +24,43 @@ func collectBetweenPhases(info int) {
 		runtime.GC()
 	}
 }
+
+// collectDuringDecodeFrom is the size of .debug_info from which the decode
+// also starts collections while it runs (decodeCollections): a kernel's
+// walk leaves its garbage (the workers' tables, fragments, readers and the
+// variables' policy inputs) faster than the live heap grows, and the
+// collector's pacing, which counts the splicer's and the dedup's
+// reservations as live, would otherwise let the heap reach twice them.
+// Smaller inputs (all but the largest modules) keep their few collections.
+const collectDuringDecodeFrom = 64 << 20
+
+// decodeCollections starts a collection, without waiting for it, each
+// time the decode has spliced the units up to one of the offsets of
+// .debug_info it holds: two fifths and seven tenths of it, where a
+// kernel's heap has grown by about as much garbage as its walk leaves
+// behind. At fixed points of the input, the collections come at the same
+// stage of every encode, which keeps the peak RSS from depending on where
+// the collector's own pacing happened to fall.
+type decodeCollections struct {
+	at      []uint64
+	collect func() // starts a collection
+}
+
+// newDecodeCollections returns the collections of a decode of info bytes
+// of .debug_info; none below collectDuringDecodeFrom.
+func newDecodeCollections(info int) *decodeCollections {
+	c := &decodeCollections{collect: func() { go runtime.GC() }}
+	if info >= collectDuringDecodeFrom {
+		c.at = []uint64{uint64(info) * 2 / 5, uint64(info) * 7 / 10}
+	}
+	return c
+}
+
+// spliced says the units up to off are spliced, and starts the collection
+// due there, if any.
+func (c *decodeCollections) spliced(off uint64) {
+	if len(c.at) > 0 && off >= c.at[0] {
+		c.at = c.at[1:]
+		c.collect()
+	}
+}

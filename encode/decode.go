@@ -117,6 +117,7 @@ func (e *encoder) convertUnits() (int, error) {
 		}
 	}()
 
+	collections := newDecodeCollections(in.InfoSize)
 	splicer := btf.NewSplicer(dst, strSecs)
 	if e.dropKnown {
 		splicer.DropKnown()
@@ -155,6 +156,7 @@ func (e *encoder) convertUnits() (int, error) {
 		// points into .debug_info any more (splicing and Globalize copy
 		// the names read inline): its pages there can go.
 		in.ReleaseInfoBefore(units[i].end)
+		collections.spliced(units[i].end)
 		in.ReleaseLocationsBefore(r.locEnd)
 		if u := units[i].lastUnit(); u.Part == 0 {
 			in.ReleaseAbbrevBefore(u.AbbrevOffset)
