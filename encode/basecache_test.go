@@ -612,14 +612,21 @@ func TestBaseCacheStampConcurrent(t *testing.T) {
 	if len(s) == 0 || len(s) > len(bases) {
 		t.Errorf("stamp of %d entries for %d base files", len(s), len(bases))
 	}
-	for _, e := range s {
+	// An entry may be stale: another encode stored the prepared file
+	// again (a new inode) after the entry was recorded, and the last
+	// stamp written kept it. A load then checks the base whole once and
+	// records it again, and the load after it trusts the entry.
+	for _, p := range bases {
+		c, _ := stampedCache(cacheDir, time.Minute)
+		got, _ := c.loadFile(p)
+		c.Close()
+		if got == nil {
+			t.Errorf("%s: not loaded from the cache", p)
+			continue
+		}
 		c, n := stampedCache(cacheDir, time.Minute)
-		for _, p := range bases {
-			if id, _ := fileIDOf(statOf(t, p)); id == e.base {
-				if got, _ := c.loadFile(p); got == nil || *n != 0 {
-					t.Errorf("%s: stamped, loaded %v, base read by %d loads", p, got != nil, *n)
-				}
-			}
+		if got, _ := c.loadFile(p); got == nil || *n != 0 {
+			t.Errorf("%s: loaded %v after a load that recorded its entry, base read by %d loads", p, got != nil, *n)
 		}
 		c.Close()
 	}
