@@ -219,8 +219,10 @@ func (r *snapshotReader) fail(msg string) {
 
 // readSnapshot decodes a snapshot of a base whose ids end before nextID.
 // Its tables alias b where b's alignment allows. Their slots and entries
-// are checked unless checked says checkTables did (then they are not read
-// here: a mapped file's pages stay where they are).
+// are checked unless checked says checkTables did, or the load trusted the
+// file (LoadPreparedTrusted): then they are not read here, so a mapped
+// file's pages stay where they are, and the dedup's reads of them are
+// bounded anyway (candTable.baseHead, baseEntry).
 func readSnapshot(b []byte, nextID uint32, checked bool) (*dedupSnapshot, error) {
 	if unsafe.Sizeof(candSlot{}) != 16 || unsafe.Sizeof(candEntry{}) != 12 || !hostLittleEndian() {
 		return nil, errors.New("table layout is not the encoding's")
