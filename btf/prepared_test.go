@@ -440,6 +440,33 @@ func BenchmarkPreparedChecks(b *testing.B) {
 			}
 		}
 	})
+	// The loads a stamp lets skip the compare (LoadPreparedUncompared,
+	// all the other checks) and, since the trusted branch, the checks of
+	// what the dedup reads bounded (LoadPreparedTrusted).
+	for _, bm := range []struct {
+		name string
+		load func(f *os.File) error
+	}{
+		{"uncompared", func(f *os.File) error { _, err := LoadPreparedUncompared(data, f, int64(len(raw))); return err }},
+		{"trusted", func(f *os.File) error { _, err := LoadPreparedTrusted(data, f, int64(len(raw))); return err }},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "prepared")
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			for b.Loop() {
+				if err := bm.load(f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
 
 // TestPreparedUncompared: LoadPreparedUncompared loads what LoadPreparedFrom
