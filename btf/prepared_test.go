@@ -676,3 +676,52 @@ func dedupSmall(t *testing.T, base *Types) []byte {
 	}
 	return nil
 }
+
+// FuzzLoadPreparedTrusted patches a prepared small base anywhere but its
+// stored BTF (which no load parses again) and loads it trusted: the load
+// must refuse it, or give types on which lookups and a dedup end without
+// a panic, with an error or BTF that parses and validates.
+func FuzzLoadPreparedTrusted(f *testing.F) {
+	raw := smallBase(f)
+	_, pristine := prepare(f, raw)
+	l, err := preparedLayoutOf(pristine[:preparedHeader], uint64(len(pristine)), uint64(len(raw)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(uint32(preparedHeader+40), []byte{0xff, 0xff, 0xff, 0xff})
+	f.Add(uint32(l.offsAt), []byte{3, 0, 0, 0})
+	f.Add(uint32(l.slotsAt), bytes.Repeat([]byte{0xff}, 64))
+	f.Fuzz(func(t *testing.T, at uint32, patch []byte) {
+		// at counts the bytes outside the stored BTF: the header's fields
+		// (not the magic or version), the snapshot, the offsets, the index.
+		outside := []int{8, int(l.rawAt), int(l.offsAt), len(pristine)}
+		pos := int(at) % (outside[1] - outside[0] + outside[3] - outside[2])
+		if pos += outside[0]; pos >= outside[1] {
+			pos += outside[2] - outside[1]
+		}
+		data := bytes.Clone(pristine)
+		for i, b := range patch {
+			p := pos + i
+			if p >= outside[1] && p < outside[2] || p >= len(data) {
+				break
+			}
+			data[p] = b
+		}
+		base, err := LoadPreparedTrusted(data, bytes.NewReader(data), int64(len(raw)))
+		if err != nil {
+			return
+		}
+		for _, s := range []string{"int", "pair", "next", "pair_t", "absent", "a"} {
+			base.Strings.Find(s)
+		}
+		if out := dedupSmall(nil, base); out != nil {
+			split, err := Parse(out, base)
+			if err != nil {
+				t.Fatalf("the dedup's output does not parse: %v", err)
+			}
+			if err := split.Validate(); err != nil {
+				t.Fatalf("the dedup's output is not valid BTF: %v", err)
+			}
+		}
+	})
+}
