@@ -31,10 +31,18 @@ type enumIndex struct {
 	own     map[uint64][]int32
 }
 
-// get returns the entries of key h: the base's, then the own ones.
+// get returns the entries of key h: the base's, then the own ones. The
+// base's part may be damaged (keys out of order, starts out of order or
+// past the entries: none is returned for them, or the wrong ones, never a
+// slice out of range); its entries are base entries of the candidate
+// table (readSnapshot checks that on every decode, the index being
+// small), which candTable.entry reads bounded.
 func (x *enumIndex) get(h uint64) (base, own []int32) {
-	if i, ok := slices.BinarySearch(x.keys, h); ok {
-		base = x.entries[x.starts[i]:x.starts[i+1]]
+	// starts has one more element than keys (readSnapshot).
+	if i, ok := slices.BinarySearch(x.keys, h); ok && i+1 < len(x.starts) {
+		if s, e := x.starts[i], x.starts[i+1]; s <= e && uint64(e) <= uint64(len(x.entries)) {
+			base = x.entries[s:e]
+		}
 	}
 	return base, x.own[h]
 }
@@ -97,9 +105,9 @@ func (d *deduper) prepFromSnapshot(b []byte) bool {
 	for id := max(d.lazyBase, 1); id < d.start; id++ { // the lazy base's are already
 		d.setCanon(id, id)
 	}
-	d.table = overlay(&s.table)
+	d.table = overlay(&s.table, d.start)
 	if d.piped {
-		d.structTab = overlay(&s.structTab)
+		d.structTab = overlay(&s.structTab, d.start)
 	}
 	d.enumByContent, d.enumDecls = &s.enumByContent, &s.enumDecls
 	return true
@@ -211,8 +219,10 @@ func (r *snapshotReader) fail(msg string) {
 
 // readSnapshot decodes a snapshot of a base whose ids end before nextID.
 // Its tables alias b where b's alignment allows. Their slots and entries
-// are checked unless checked says checkTables did (then they are not read
-// here: a mapped file's pages stay where they are).
+// are checked unless checked says checkTables did, or the load trusted the
+// file (LoadPreparedTrusted): then they are not read here, so a mapped
+// file's pages stay where they are, and the dedup's reads of them are
+// bounded anyway (candTable.baseHead, baseEntry).
 func readSnapshot(b []byte, nextID uint32, checked bool) (*dedupSnapshot, error) {
 	if unsafe.Sizeof(candSlot{}) != 16 || unsafe.Sizeof(candEntry{}) != 12 || !hostLittleEndian() {
 		return nil, errors.New("table layout is not the encoding's")

@@ -33,6 +33,11 @@ type candTable struct {
 
 	base  *candTable // read-only, or nil
 	nBase int32      // len(base.entries)
+	// baseIDs bounds the base's ids: they are below it. none is what
+	// entry gives for a base entry whose index, id or next is out of
+	// range (see baseEntry).
+	baseIDs uint32
+	none    candEntry
 
 	// libbpf hashmap emulation: its capacity and number of grows so far
 	// (the base's entries included).
@@ -76,20 +81,39 @@ func slotIndex(h uint64, mask int) int {
 	return int((h*11400714819323198485)>>32) & mask
 }
 
-// overlay returns an empty table over base, which is not changed after.
-func overlay(base *candTable) *candTable {
+// overlay returns an empty table over base, which is not changed after,
+// and whose ids are below baseIDs (the base's next id). base's slots and entries may be anything (a prepared base's file, checked
+// or not): the reads of them (baseHead, baseEntry) keep every index in
+// range and every chain going to older entries, so a damaged base gives
+// wrong candidates, never a panic or an endless walk.
+func overlay(base *candTable, baseIDs uint32) *candTable {
 	t := newCandTable(0)
-	t.base, t.nBase = base, int32(len(base.entries))
+	t.base, t.nBase = base, int32(min(len(base.entries), maxMappedID))
 	t.libbpfCap, t.grows = base.libbpfCap, base.grows
+	t.baseIDs, t.none.next = baseIDs, -1
 	return t
 }
 
-// entry returns entry e, the base's or an own one.
+// entry returns entry e, the base's or an own one. An own entry's index is
+// always in range (add made it); a base entry's is checked (baseEntry).
 func (t *candTable) entry(e int32) *candEntry {
-	if e < t.nBase {
-		return &t.base.entries[e]
+	if e >= t.nBase {
+		return &t.entries[e-t.nBase]
 	}
-	return &t.entries[e-t.nBase]
+	return t.baseEntry(e)
+}
+
+// baseEntry returns base entry e, or &t.none (no candidate, next -1) if e
+// is outside the base's entries, or the entry's id is not below baseIDs
+// or its next is not an older entry (below e): a chain of base
+// entries so only goes down, and ends.
+func (t *candTable) baseEntry(e int32) *candEntry {
+	if uint32(e) < uint32(t.nBase) {
+		if en := &t.base.entries[e]; en.id < t.baseIDs && en.next < e {
+			return en
+		}
+	}
+	return &t.none
 }
 
 // head returns the newest entry of key h and its slot's id (see candSlot),
@@ -99,14 +123,39 @@ func (t *candTable) head(h uint64) (int32, uint32) {
 		return s.head, s.id
 	}
 	if t.base != nil {
-		if s := &t.base.slots[t.base.find(h)]; s.head >= 0 {
-			return s.head, s.id
-		}
+		return t.baseHead(h)
 	}
 	return -1, 0
 }
 
-// find returns the slot of key h, or the free slot where it would go.
+// baseHead returns the head of key h in the base's slots and the slot's id,
+// or -1 if the base has none, or its slot is out of range (the head not
+// one of the base's entries, the id not below baseIDs). It probes each
+// slot at most once: a base whose slots are all in use (a damaged file)
+// ends the probe too.
+func (t *candTable) baseHead(h uint64) (int32, uint32) {
+	b := t.base
+	mask := len(b.slots) - 1
+	i := slotIndex(h, mask)
+	for range len(b.slots) {
+		s := &b.slots[i]
+		if s.head < 0 {
+			break
+		}
+		if s.key == h {
+			if s.head < t.nBase && s.id&^multiBit < t.baseIDs {
+				return s.head, s.id
+			}
+			break
+		}
+		i = (i + 1) & mask
+	}
+	return -1, 0
+}
+
+// find returns the slot of key h, or the free slot where it would go. The
+// probe ends because an own table keeps free slots (add, reserve and
+// packed keep at most 4/5 used); a base's is probed by baseHead.
 func (t *candTable) find(h uint64) int {
 	mask := len(t.slots) - 1
 	i := slotIndex(h, mask)
@@ -136,8 +185,7 @@ func (t *candTable) add(h uint64, id uint32) int32 {
 		s.key = h
 		t.used++
 		if t.base != nil { // the chain runs on into the base's
-			bs := &t.base.slots[t.base.find(h)]
-			s.head = bs.head
+			s.head, _ = t.baseHead(h)
 		}
 	}
 	if s.head < 0 {
@@ -211,8 +259,13 @@ func (t *candTable) candidates(h uint64) []uint32 {
 	}
 	parity := uint8(t.grows & 1)
 	mixed := false
+	// Each entry's next is older (below it): the walks end. A base entry
+	// out of range (t.none) ends them too.
 	for e := head; e >= 0; {
 		en := t.entry(e)
+		if en == &t.none {
+			break
+		}
 		if en.parity == parity {
 			out = append(out, en.id)
 		} else {
@@ -224,6 +277,9 @@ func (t *candTable) candidates(h uint64) []uint32 {
 		n := len(out)
 		for e := head; e >= 0; {
 			en := t.entry(e)
+			if en == &t.none {
+				break
+			}
 			if en.parity != parity {
 				out = append(out, en.id)
 			}

@@ -134,7 +134,7 @@ func TestCandTableOverlayMatchesLibbpfHashmap(t *testing.T) {
 			entryOf[i] = base.add(k, i)
 		}
 		baseSlots, baseEntries := slices.Clone(base.slots), slices.Clone(base.entries)
-		table := overlay(base)
+		table := overlay(base, 1<<31)
 		for i := uint32(split); i < 4000; i++ {
 			k := keys[rng.IntN(len(keys))]
 			model.append(k, i)
@@ -158,5 +158,57 @@ func TestCandTableOverlayMatchesLibbpfHashmap(t *testing.T) {
 		if !slices.Equal(base.slots, baseSlots) || !slices.Equal(base.entries, baseEntries) {
 			t.Errorf("base of %d: the overlay changed the base table", split)
 		}
+	}
+}
+
+// TestCandTableOverlayDamagedBase: a table over a damaged base (every
+// slot in use, heads and entry indexes out of range, a chain that goes
+// round or up, ids past the base's) lists candidates that are base ids,
+// and its walks end; adding over such a base works.
+func TestCandTableOverlayDamagedBase(t *testing.T) {
+	const baseIDs = 50
+	keys := []uint64{0, 1, 31, 12345678901234, 1 << 40, 77}
+	for _, damage := range []struct {
+		what  string
+		slot  func(i int) candSlot
+		entry func(i int) candEntry
+	}{
+		{"every slot used, other keys", func(i int) candSlot { return candSlot{key: 1<<50 + uint64(i), head: 0, id: 1} },
+			func(i int) candEntry { return candEntry{id: 1, next: -1} }},
+		{"chains to themselves", func(i int) candSlot { return candSlot{key: keys[i%len(keys)], head: int32(i % 4), id: 2 | multiBit} },
+			func(i int) candEntry { return candEntry{id: 2, next: int32(i)} }},
+		{"chains upwards", func(i int) candSlot { return candSlot{key: keys[i%len(keys)], head: 0, id: 2 | multiBit} },
+			func(i int) candEntry { return candEntry{id: 3, next: int32(i + 1), parity: uint8(i % 2)} }},
+		{"heads out of range", func(i int) candSlot { return candSlot{key: keys[i%len(keys)], head: 1 << 30, id: 2 | multiBit} },
+			func(i int) candEntry { return candEntry{id: 2, next: -1} }},
+		{"ids past the base", func(i int) candSlot { return candSlot{key: keys[i%len(keys)], head: 3, id: baseIDs + uint32(i)} },
+			func(i int) candEntry { return candEntry{id: baseIDs + 7, next: int32(i - 1)} }},
+		{"next far below", func(i int) candSlot { return candSlot{key: keys[i%len(keys)], head: 3, id: 4 | multiBit} },
+			func(i int) candEntry { return candEntry{id: 4, next: -1 << 30} }},
+	} {
+		base := &candTable{slots: make([]candSlot, 8), entries: make([]candEntry, 4), libbpfCap: 8, grows: 1}
+		for i := range base.slots {
+			base.slots[i] = damage.slot(i)
+		}
+		for i := range base.entries {
+			base.entries[i] = damage.entry(i)
+		}
+		table := overlay(base, baseIDs)
+		check := func(when string) {
+			for _, k := range append(keys, 999, 1<<50+3) {
+				for _, id := range table.candidates(k) {
+					if id >= baseIDs && id < 1000 {
+						t.Fatalf("%s, %s, key %d: candidate %d past the base's ids", damage.what, when, k, id)
+					}
+				}
+			}
+		}
+		check("before adding")
+		for i, k := range keys {
+			e := table.add(k, uint32(1000+i))
+			table.before(e, 0)
+			table.before(e, 3)
+		}
+		check("after adding")
 	}
 }

@@ -225,7 +225,7 @@ func preparedLayoutOf(hdr []byte, size, rawLen uint64) (*preparedLayout, error) 
 		return nil, badPrepared("prepared from other BTF")
 	}
 	l.offsAt = uint64(alignUp(int(l.rawAt+l.rawLen), 8))
-	if l.nTypes == 0 || l.nTypes > l.rawLen || l.nSlots < 2 || l.nSlots > size || l.nSlots&(l.nSlots-1) != 0 || 4*l.nSlots < 5*l.indexN {
+	if l.nTypes == 0 || l.nTypes > l.typeWords/headerWords || l.nSlots < 2 || l.nSlots > size || l.nSlots&(l.nSlots-1) != 0 || 4*l.nSlots < 5*l.indexN {
 		return nil, badPrepared("bad counts")
 	}
 	l.slotsAt = uint64(alignUp(int(l.offsAt+4*l.nTypes), 8))
@@ -239,17 +239,20 @@ func preparedLayoutOf(hdr []byte, size, rawLen uint64) (*preparedLayout, error) 
 }
 
 // checkOffsets checks offs, the type offsets from the first'th on: each
-// inside the type words and after the one before, which is *next - 1 (for
-// the first type, *next is 0); it leaves *next for the offsets that follow.
+// leaves room for a type's header (headerWords) before the one after it
+// and before the end of the type words, which is what reading a type
+// (Types.raw, typeAt) needs not to go out of range; *next is the least
+// offset the first may have (0 for the first type, else the one before
+// plus headerWords), and is left so for the offsets that follow.
 func (l *preparedLayout) checkOffsets(offs []uint32, first int, next *uint32) error {
-	// o in [n, typeWords) is one unsigned compare; n <= typeWords holds
-	// throughout (typeWords fits a uint32: the raw BTF's length does).
-	words, n := uint32(l.typeWords), *next
+	// typeWords fits a uint32 and holds headerWords words a type at least
+	// (preparedLayoutOf), so last does not wrap, nor does o + headerWords.
+	last, n := uint32(l.typeWords-headerWords), *next
 	for i, o := range offs {
-		if o-n >= words-n {
+		if o < n || o > last {
 			return badPrepared("type %d at word %d", first+i+1, o)
 		}
-		n = o + 1
+		n = o + headerWords
 	}
 	*next = n
 	return nil
@@ -297,6 +300,58 @@ func LoadPreparedFrom(data []byte, file, raw io.ReaderAt, rawLen int64) (*Types,
 // LoadPreparedFrom of it with the base passed, and the base too.
 func LoadPreparedUncompared(data []byte, file io.ReaderAt, rawLen int64) (*Types, error) {
 	return loadPreparedFrom(data, file, nil, rawLen)
+}
+
+// LoadPreparedTrusted is LoadPreparedFrom for a file known by other means
+// to be unchanged since a LoadPreparedFrom of it with the base passed, the
+// base unchanged too (its identity and the base's in a stamp): it makes the
+// header's checks, reads the stored BTF's magic and checks the type offsets
+// (read through file, 4 bytes a type: reading a type out of range would
+// panic), and neither compares the stored BTF, sums the file, nor reads
+// the dedup tables and the string index: the reads of those are bounded
+// instead (candTable.baseHead and baseEntry, enumIndex.get, strIndex.find),
+// so that a file changed behind the caller's back, or crafted, gives wrong
+// candidates and string offsets, or an error, never a panic or an endless
+// loop.
+func LoadPreparedTrusted(data []byte, file io.ReaderAt, rawLen int64) (*Types, error) {
+	if !hostLittleEndian() || unsafe.Sizeof(candSlot{}) != 16 || unsafe.Sizeof(candEntry{}) != 12 {
+		return nil, badPrepared("not a little-endian host")
+	}
+	if len(data) < preparedHeader {
+		return nil, badPrepared("no header")
+	}
+	if uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 != 0 {
+		return nil, badPrepared("not 8-byte aligned")
+	}
+	var hdr [preparedHeader]byte
+	if _, err := file.ReadAt(hdr[:], 0); err != nil {
+		return nil, badPrepared("header: %v", err)
+	}
+	l, err := preparedLayoutOf(hdr[:], uint64(len(data)), uint64(rawLen))
+	if err != nil {
+		return nil, err
+	}
+	var magic [2]byte
+	if _, err := file.ReadAt(magic[:], int64(l.rawAt)); err != nil || !CanPrepare(magic[:]) {
+		return nil, badPrepared("not little-endian BTF")
+	}
+	buf := make([]byte, min(pieceSize, 4*l.nTypes))
+	next := uint32(0)
+	for i := uint64(0); i < l.nTypes; {
+		m := min(l.nTypes-i, uint64(len(buf))/4)
+		b := buf[:4*m]
+		if _, err := file.ReadAt(b, int64(l.offsAt+4*i)); err != nil {
+			return nil, badPrepared("reading: %v", err)
+		}
+		// buf is aligned for uint32s, as every allocation of 4 bytes or more.
+		if err := l.checkOffsets(unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), m), int(i), &next); err != nil {
+			return nil, err
+		}
+		i += m
+	}
+	t := l.types(data)
+	t.prepChecked = true // the dedup reads its tables bounded, unchecked
+	return t, nil
 }
 
 // loadPreparedFrom is LoadPreparedFrom, comparing the stored BTF with raw

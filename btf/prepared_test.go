@@ -440,6 +440,33 @@ func BenchmarkPreparedChecks(b *testing.B) {
 			}
 		}
 	})
+	// The loads a stamp lets skip the compare (LoadPreparedUncompared,
+	// all the other checks) and, since the trusted branch, the checks of
+	// what the dedup reads bounded (LoadPreparedTrusted).
+	for _, bm := range []struct {
+		name string
+		load func(f *os.File) error
+	}{
+		{"uncompared", func(f *os.File) error { _, err := LoadPreparedUncompared(data, f, int64(len(raw))); return err }},
+		{"trusted", func(f *os.File) error { _, err := LoadPreparedTrusted(data, f, int64(len(raw))); return err }},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "prepared")
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			for b.Loop() {
+				if err := bm.load(f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
 
 // TestPreparedUncompared: LoadPreparedUncompared loads what LoadPreparedFrom
@@ -504,4 +531,197 @@ func TestPreparedUncompared(t *testing.T) {
 	if _, err := load(bad, len(raw)); err == nil {
 		t.Error("stored BTF without its magic loaded")
 	}
+}
+
+// readCounter is an io.ReaderAt over data that records the ranges read.
+type readCounter struct {
+	data  []byte
+	reads [][2]int // [from, to)
+}
+
+func (r *readCounter) ReadAt(p []byte, off int64) (int, error) {
+	r.reads = append(r.reads, [2]int{int(off), int(off) + len(p)})
+	return bytes.NewReader(r.data).ReadAt(p, off)
+}
+
+// TestPreparedTrusted: LoadPreparedTrusted loads what LoadPreparedFrom
+// loads while reading through the file only the header, the stored BTF's
+// magic and the type offsets: not a byte of the dedup tables or the
+// string index. It refuses a truncated file, another length of BTF, a
+// changed header field or stored magic, and type offsets out of order, out
+// of the type words or closer than a type's header; with any other byte of
+// the tables, offsets or index changed, it loads or refuses, and a dedup
+// and lookups on what it loads do not panic, and give types that pass
+// Validate or an error (the test's timeout catches a loop).
+func TestPreparedTrusted(t *testing.T) {
+	raw := smallBase(t)
+	_, data := prepare(t, raw)
+	l, err := preparedLayoutOf(data[:preparedHeader], uint64(len(data)), uint64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapEnd := int(preparedHeader + l.snapLen)
+	r := &readCounter{data: data}
+	got, err := LoadPreparedTrusted(data, r, int64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rd := range r.reads {
+		inTables := rd[0] < snapEnd && rd[1] > preparedHeader
+		inIndex := rd[1] > int(l.slotsAt)
+		inBTF := rd[0] < int(l.rawAt+l.rawLen) && rd[1] > int(l.rawAt)+2
+		if inTables || inIndex || inBTF {
+			t.Errorf("read bytes %d to %d: of the tables (%d to %d), the stored BTF past its magic (%d to %d) or the index (from %d)",
+				rd[0], rd[1], preparedHeader, snapEnd, l.rawAt, l.rawAt+l.rawLen, l.slotsAt)
+		}
+	}
+	if !got.prepChecked {
+		t.Error("tables not marked checked")
+	}
+	want, err := LoadPreparedFrom(data, bytes.NewReader(data), bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := dedupSmall(t, got), dedupSmall(t, want); g == nil || !bytes.Equal(g, w) {
+		t.Errorf("dedup on the trusted load: %d bytes, on LoadPreparedFrom's %d, not the same", len(g), len(w))
+	}
+	load := func(data []byte, rawLen int) (*Types, error) {
+		return LoadPreparedTrusted(data, bytes.NewReader(data), int64(rawLen))
+	}
+	if _, err := load(data, len(raw)+1); err == nil {
+		t.Error("another length of BTF loaded")
+	}
+	for n := range len(data) {
+		if _, err := load(data[:n:n], len(raw)); err == nil {
+			t.Fatalf("truncated to %d of %d bytes: loaded", n, len(data))
+		}
+	}
+	// A header field the layout does not bound (flags, the start of the
+	// types or the length of the strings within the stored BTF, the
+	// index's count) may change unnoticed: the damage loop below covers
+	// them.
+	for at := 8; at < preparedSumAt; at++ {
+		bad := bytes.Clone(data)
+		bad[at] ^= 0x10
+		if _, err := load(bad, len(raw)); err == nil && (at < 16 || at >= 24) && at != 32 && at != 56 && at != 80 {
+			t.Errorf("header byte %d changed: loaded", at)
+		}
+	}
+	bad := bytes.Clone(data)
+	bad[l.rawAt] ^= 0xff
+	if _, err := load(bad, len(raw)); err == nil {
+		t.Error("stored BTF without its magic loaded")
+	}
+	le := binary.LittleEndian
+	if l.nTypes != 4 || l.typeWords != 19 {
+		t.Fatalf("%d types in %d words, want 4 in 19", l.nTypes, l.typeWords)
+	}
+	for _, offs := range [][4]uint32{{0, 3, 3, 10}, {0, 4, 2, 10}, {0, 3, 5, 10}, {0, 3, 6, 17}, {1 << 31, 3, 6, 9}, {0, 3, 6, 1<<32 - 1}} {
+		bad := bytes.Clone(data)
+		for j, o := range offs {
+			le.PutUint32(bad[l.offsAt+4*uint64(j):], o)
+		}
+		if _, err := load(bad, len(raw)); err == nil {
+			t.Errorf("offsets %v: loaded", offs)
+		}
+	}
+	// Damage anywhere in the header, tables, offsets and index.
+	for at := 8; at < len(data); at++ {
+		switch at {
+		case preparedSumAt:
+			at = preparedHeader
+		case snapEnd:
+			at = int(l.offsAt)
+		}
+		for _, flip := range []byte{0x01, 0x10, 0x80, 0xff} {
+			bad := bytes.Clone(data)
+			bad[at] ^= flip
+			base, err := load(bad, len(raw))
+			if err != nil {
+				continue
+			}
+			for _, s := range []string{"int", "pair", "next", "pair_t", "absent", "a"} {
+				base.Strings.Find(s)
+			}
+			if out := dedupSmall(nil, base); out != nil {
+				if split, err := Parse(out, base); err != nil {
+					t.Errorf("byte %d ^ %#x: the dedup's output does not parse: %v", at, flip, err)
+				} else if err := split.Validate(); err != nil {
+					t.Errorf("byte %d ^ %#x: the dedup's output is not valid BTF: %v", at, flip, err)
+				}
+			}
+		}
+	}
+}
+
+// dedupSmall dedups split types on base, a smallBase loaded, and returns
+// their BTF, or nil if the dedup fails (a test failure if t is not nil).
+func dedupSmall(t *testing.T, base *Types) []byte {
+	split := NewSplitTypes(base)
+	str := split.Strings.Add
+	first := split.FirstID()
+	split.AddInt(str("int"), 4, IntSigned, 0, 32)
+	split.AddRef(KindPtr, 0, 1)
+	split.AddStruct(false, str("pair"), 16, []Member{{Name: str("a"), Type: 1}, {Name: str("next"), Type: first + 1, BitOffset: 64}})
+	split.AddRef(KindTypedef, str("pair_t"), first)
+	out, err := Dedup(split)
+	if err == nil {
+		var b []byte
+		if b, err = out.Marshal(binary.LittleEndian); err == nil {
+			return b
+		}
+	}
+	if t != nil {
+		t.Fatal(err)
+	}
+	return nil
+}
+
+// FuzzLoadPreparedTrusted patches a prepared small base anywhere but its
+// stored BTF (which no load parses again) and loads it trusted: the load
+// must refuse it, or give types on which lookups and a dedup end without
+// a panic, with an error or BTF that parses and validates.
+func FuzzLoadPreparedTrusted(f *testing.F) {
+	raw := smallBase(f)
+	_, pristine := prepare(f, raw)
+	l, err := preparedLayoutOf(pristine[:preparedHeader], uint64(len(pristine)), uint64(len(raw)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(uint32(preparedHeader+40), []byte{0xff, 0xff, 0xff, 0xff})
+	f.Add(uint32(l.offsAt), []byte{3, 0, 0, 0})
+	f.Add(uint32(l.slotsAt), bytes.Repeat([]byte{0xff}, 64))
+	f.Fuzz(func(t *testing.T, at uint32, patch []byte) {
+		// at counts the bytes outside the stored BTF: the header's fields
+		// (not the magic or version), the snapshot, the offsets, the index.
+		outside := []int{8, int(l.rawAt), int(l.offsAt), len(pristine)}
+		pos := int(at) % (outside[1] - outside[0] + outside[3] - outside[2])
+		if pos += outside[0]; pos >= outside[1] {
+			pos += outside[2] - outside[1]
+		}
+		data := bytes.Clone(pristine)
+		for i, b := range patch {
+			p := pos + i
+			if p >= outside[1] && p < outside[2] || p >= len(data) {
+				break
+			}
+			data[p] = b
+		}
+		base, err := LoadPreparedTrusted(data, bytes.NewReader(data), int64(len(raw)))
+		if err != nil {
+			return
+		}
+		for _, s := range []string{"int", "pair", "next", "pair_t", "absent", "a"} {
+			base.Strings.Find(s)
+		}
+		if out := dedupSmall(nil, base); out != nil {
+			split, err := Parse(out, base)
+			if err != nil {
+				t.Fatalf("the dedup's output does not parse: %v", err)
+			}
+			if err := split.Validate(); err != nil {
+				t.Fatalf("the dedup's output is not valid BTF: %v", err)
+			}
+		}
+	})
 }

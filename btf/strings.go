@@ -209,24 +209,32 @@ func (x *strIndex) hash(str string) uint64 {
 }
 
 // find looks str (of hash h) up in s's own strings: it returns its offset if
-// present, else the free slot where it belongs.
+// present, else the free slot where it belongs. It probes each slot at most
+// once, and reads a slot's offset only if the string fits in s's bytes: an
+// index read from a prepared base's file may be damaged (every slot used,
+// offsets outside the strings), and then a lookup misses (slot is then a
+// used one, which insert must not be given: an index insert fills keeps
+// free slots, a prepared base's is only read).
 func (x *strIndex) find(h uint64, str string, s *Strings) (slot int, off uint32, ok bool) {
 	mask := len(x.slots) - 1
 	tag := h >> 32
-	for i := int(tag) & mask; ; i = (i + 1) & mask {
+	i := int(tag) & mask
+	for range len(x.slots) {
 		e := x.slots[i]
 		if e == 0 {
 			return i, 0, false
 		}
-		if e>>32 != tag {
-			continue
+		if e>>32 == tag {
+			off := uint32(e) - 1
+			// rel + len(str) < len(s.data), without overflow on any int size.
+			if rel := uint(off - s.start); rel < uint(len(s.data)) && uint(len(str)) < uint(len(s.data))-rel &&
+				s.data[rel+uint(len(str))] == 0 && string(s.data[rel:rel+uint(len(str))]) == str {
+				return i, off, true
+			}
 		}
-		off := uint32(e) - 1
-		rel := int(off - s.start)
-		if rel+len(str) < len(s.data) && s.data[rel+len(str)] == 0 && string(s.data[rel:rel+len(str)]) == str {
-			return i, off, true
-		}
+		i = (i + 1) & mask
 	}
+	return i, 0, false
 }
 
 // insert records offset off of a string of hash h in the free slot slot.

@@ -80,3 +80,42 @@ func TestParsedStringsIndexFirstOccurrence(t *testing.T) {
 // unsafeString views b as a string without copying, as callers holding
 // mapped DWARF do.
 func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// TestStrIndexDamaged: lookups in an index read from a prepared base's
+// file that is damaged (every slot used; offsets past the strings or
+// before them; a tag that matches with an offset at the last byte) end,
+// and miss, instead of looping or reading out of range.
+func TestStrIndexDamaged(t *testing.T) {
+	data := []byte("\x00int\x00long\x00")
+	for _, fill := range []func(h uint64, i int) uint64{
+		func(h uint64, i int) uint64 { return uint64(i+1)<<32 | 3 },         // all used, other tags
+		func(h uint64, i int) uint64 { return h>>32<<32 | uint64(1<<32-1) }, // the tag, offset 2^32-2
+		func(h uint64, i int) uint64 { return h>>32<<32 | uint64(len(data)) },
+		func(h uint64, i int) uint64 { return h>>32<<32 | uint64(len(data)-1) },
+	} {
+		for _, str := range []string{"absent", "int", "", "l"} {
+			h := stableHash(str)
+			s := &Strings{data: data, indexed: true, index: strIndex{stable: true, slots: make([]uint64, 8), n: 2}}
+			for i := range s.index.slots {
+				s.index.slots[i] = fill(h, i)
+			}
+			if str == "" {
+				continue // Find answers "" without the index
+			}
+			if off, ok := s.Find(str); ok {
+				t.Errorf("%q found at %d in a damaged index", str, off)
+			}
+		}
+	}
+	// A split table's index whose offset is below its start misses too.
+	base := NewStrings()
+	split := NewSplitStrings(base)
+	split.Add("x")
+	split.index.stable = true
+	for i := range split.index.slots {
+		split.index.slots[i] = stableHash("x")>>32<<32 | 1 // offset 0, below the start
+	}
+	if _, ok := split.Find("x"); ok {
+		t.Error("x found at an offset below the split table's start")
+	}
+}

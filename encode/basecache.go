@@ -29,17 +29,21 @@ import (
 //
 // A base file and a prepared base checked whole together are recorded by
 // their identities in the directory's stamp (see stampName), and a later
-// load that finds both unchanged neither reads nor compares the base; the
-// prepared base's sum, tables and offsets are checked on every load.
+// load that finds both unchanged neither reads nor compares the base, nor
+// sums the prepared base or reads its dedup tables and string index
+// (btf.LoadPreparedTrusted): only its header and type offsets are checked.
 //
 // The types loaded alias the mapped files: a BaseCache maps each file once
 // and keeps it mapped until Close.
 type BaseCache struct {
 	dir string
 	// now is the clock of the stamp's entries; baseRead, if not nil, is
-	// told each time a load is about to read the base file (tests).
+	// told each time a load is about to read the base file, and fileRead
+	// each read of a prepared base's file through its descriptor, by
+	// offset and length (tests).
 	now      func() time.Time
 	baseRead func(path string)
+	fileRead func(name string, off int64, n int)
 
 	mu   sync.Mutex
 	maps map[string]mappedFile // by file name
@@ -256,15 +260,19 @@ func (c *BaseCache) mapped(name string, raw io.ReaderAt, n int64) (*btf.Types, f
 }
 
 // mappedKnown returns the base prepared in the file of stamp entry e if
-// the file still has the identity e records, loaded without comparing
-// its stored BTF with the base (e says they were compared, and the
-// caller found the base unchanged since); its other checks are made.
+// the file still has the identity e records, loaded trusted: e says it
+// was checked whole against the base (its sum, tables, type offsets and
+// stored BTF), and the caller found the base unchanged since, so neither
+// the compare nor the checks of what the dedup and the string lookups
+// read bounded are made again (btf.LoadPreparedTrusted). A forged stamp
+// or a file changed within its identity can so give wrong output or an
+// error, not a panic or a hang (TestBaseCacheTrustedDamaged).
 func (c *BaseCache) mappedKnown(e stampEntry) *btf.Types {
 	t, _ := c.mapWith(e.name, func(data []byte, file io.ReaderAt, id fileID) (*btf.Types, error) {
 		if id == (fileID{}) || id != e.cache {
 			return nil, errBadStamp
 		}
-		return btf.LoadPreparedUncompared(data, file, e.btfLen)
+		return btf.LoadPreparedTrusted(data, file, e.btfLen)
 	})
 	return t
 }
@@ -285,7 +293,7 @@ func (c *BaseCache) mapWith(name string, load func(data []byte, file io.ReaderAt
 				id = m.id
 			}
 		}
-		t, err := load(m.data, bytes.NewReader(m.data), id)
+		t, err := load(m.data, c.watched(name, bytes.NewReader(m.data)), id)
 		if err != nil {
 			return nil, fileID{}
 		}
@@ -307,13 +315,32 @@ func (c *BaseCache) mapWith(name string, load func(data []byte, file io.ReaderAt
 	if err != nil || data == nil {
 		return nil, fileID{}
 	}
-	t, err := load(data, fh, id)
+	t, err := load(data, c.watched(name, fh), id)
 	if err != nil { // another base with the same sum, or a damaged file
 		elffile.Unmap(data)
 		return nil, fileID{}
 	}
 	c.maps[name] = mappedFile{data: data, id: id}
 	return t, id
+}
+
+// watched returns r, whose reads are told to c.fileRead if set.
+func (c *BaseCache) watched(name string, r io.ReaderAt) io.ReaderAt {
+	if c.fileRead == nil {
+		return r
+	}
+	return readWatcher{r: r, seen: func(off int64, n int) { c.fileRead(name, off, n) }}
+}
+
+// readWatcher is an io.ReaderAt that tells seen of each read.
+type readWatcher struct {
+	r    io.ReaderAt
+	seen func(off int64, n int)
+}
+
+func (w readWatcher) ReadAt(p []byte, off int64) (int, error) {
+	w.seen(off, len(p))
+	return w.r.ReadAt(p, off)
 }
 
 // store writes data, a prepared base, as file name, then removes all but

@@ -18,9 +18,10 @@ import (
 // index holds ("racy git"): once a prepared base has been checked whole
 // against a base file (btf.LoadPreparedFrom), the identities of both
 // files are recorded, and a later load whose base and prepared file still
-// have them does not read the base: the stored BTF is not compared with it
-// (btf.LoadPreparedUncompared); the prepared file's sum, dedup tables and
-// type offsets are still checked on every load.
+// have them does not read the base: the stored BTF is not compared with it,
+// and the prepared file, checked whole then, is loaded trusted
+// (btf.LoadPreparedTrusted): its header and type offsets are checked, its
+// sum, dedup tables and string index are not (their reads are bounded).
 //
 // A file's identity (fileID) is its device, inode, size, and modification
 // and change times in nanoseconds. A write, a truncation, a rename over

@@ -701,3 +701,214 @@ func statOf(t *testing.T, path string) os.FileInfo {
 	}
 	return st
 }
+
+// trustedFixture returns a base file and a module to encode on it: the
+// corpus reference base and tcp_bbr when available, else the fixture
+// base and object of splitFixture.
+func trustedFixture(t *testing.T, dir string) (base, input string, corpusBase bool) {
+	ref, err := corpus.Reference("amd64.default.btf")
+	ko, kerr := corpus.ModulePath("tcp_bbr")
+	if err == nil && kerr == nil {
+		return ref, ko, true
+	}
+	base, input = splitFixture(t, dir)
+	return base, input, false
+}
+
+// stampTrusted encodes through a new cache in cacheDir until the stamp
+// holds a trusted entry for base, and returns the cache's prepared file
+// and that entry.
+func stampTrusted(t *testing.T, cacheDir string, opts func(*BaseCache) Options, input string) (string, stampEntry) {
+	t.Helper()
+	for range 2 { // stores the base, then checks it whole and records it
+		c, _ := stampedCache(cacheDir, time.Minute)
+		encodeBytes(t, input, opts(c), binary.LittleEndian)
+		c.Close()
+	}
+	files, _ := filepath.Glob(filepath.Join(cacheDir, "*.btfbase"))
+	if len(files) != 1 {
+		t.Fatalf("cache holds %v, want one prepared base", files)
+	}
+	return files[0], readStampFile(t, cacheDir)[0]
+}
+
+// preparedRanges returns where the dedup tables ([0], from the header to
+// the stored BTF) and the string index ([1], to the end) lie in a
+// prepared base, and the type offsets ([2]), from its header.
+func preparedRanges(t *testing.T, data []byte) [3][2]int {
+	t.Helper()
+	le := binary.LittleEndian
+	if len(data) < 112 {
+		t.Fatal("no prepared header")
+	}
+	rawLen, nTypes, nSlots := int(le.Uint64(data[24:])), int(le.Uint64(data[64:])), int(le.Uint64(data[72:]))
+	rawAt, snapLen := int(le.Uint64(data[88:])), int(le.Uint64(data[96:]))
+	offsAt := (rawAt + rawLen + 7) &^ 7
+	slotsAt := (offsAt + 4*nTypes + 7) &^ 7
+	if slotsAt+8*nSlots != len(data) {
+		t.Fatalf("prepared base of %d bytes, its header says %d", len(data), slotsAt+8*nSlots)
+	}
+	return [3][2]int{{112, 112 + snapLen}, {slotsAt, len(data)}, {offsAt, offsAt + 4*nTypes}}
+}
+
+// TestBaseCacheTrustedReads: a load the stamp trusts reads, through the
+// prepared file's descriptor, neither its dedup tables nor its string
+// index (the types alias the mapping), nor the base, and gives the bytes
+// of an encode without the cache.
+func TestBaseCacheTrustedReads(t *testing.T) {
+	if _, ok := fileIDOf(statOf(t, os.Args[0])); !ok {
+		t.Skip("no file identities on this platform")
+	}
+	dir := t.TempDir()
+	base, input, _ := trustedFixture(t, dir)
+	opts := func(c *BaseCache) Options {
+		return Options{Features: features.Default(), Jobs: 2, BasePath: base, BaseCache: c}
+	}
+	_, want := encodeBytes(t, input, opts(nil), binary.LittleEndian)
+	cacheDir := filepath.Join(dir, "cache")
+	file, _ := stampTrusted(t, cacheDir, opts, input)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := preparedRanges(t, data)
+	c, baseReads := stampedCache(cacheDir, time.Minute)
+	defer c.Close()
+	var reads [][2]int64
+	c.fileRead = func(name string, off int64, n int) { reads = append(reads, [2]int64{off, off + int64(n)}) }
+	for i := range 2 { // a new mapping, then the same one
+		res, got := encodeBytes(t, input, opts(c), binary.LittleEndian)
+		if !bytes.Equal(got, want) || !res.BaseCached || *baseReads != 0 {
+			t.Fatalf("load %d: output equal %v, BaseCached %v, base read by %d loads", i, bytes.Equal(got, want), res.BaseCached, *baseReads)
+		}
+	}
+	if len(reads) == 0 {
+		t.Fatal("no reads of the prepared file seen")
+	}
+	for _, rd := range reads {
+		for k, what := range []string{"dedup tables", "string index"} {
+			if rd[0] < int64(r[k][1]) && rd[1] > int64(r[k][0]) {
+				t.Errorf("read bytes %d to %d of the %s (%d to %d)", rd[0], rd[1], what, r[k][0], r[k][1])
+			}
+		}
+	}
+}
+
+// TestBaseCacheTrustedDamaged: a prepared base damaged where a trusted
+// load does not look (bytes of the dedup tables, type offsets and string
+// index overwritten 4 ways at 50 places each, and whole tables made to
+// loop: every slot in use, every chain to itself), its stamp forged to trust
+// it, gives an encode that ends (within a minute each) with an error or
+// BTF that passes Validate, never a panic; on the corpus base when
+// available.
+func TestBaseCacheTrustedDamaged(t *testing.T) {
+	if _, ok := fileIDOf(statOf(t, os.Args[0])); !ok {
+		t.Skip("no file identities on this platform")
+	}
+	dir := t.TempDir()
+	base, input, corpusBase := trustedFixture(t, dir)
+	t.Logf("base %s (corpus: %v), module %s", base, corpusBase, input)
+	opts := func(c *BaseCache) Options {
+		return Options{Features: features.Default(), Jobs: 2, BasePath: base, BaseCache: c}
+	}
+	cacheDir := filepath.Join(dir, "cache")
+	file, entry := stampTrusted(t, cacheDir, opts, input)
+	pristine, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := preparedRanges(t, pristine)
+	le := binary.LittleEndian
+	type damage struct {
+		what string
+		do   func(b []byte)
+	}
+	var damages []damage
+	const places = 50
+	for k, region := range []string{"dedup tables", "string index", "type offsets"} {
+		from, to := r[k][0], r[k][1]
+		for i := range places {
+			at := from + i*(to-from-8)/(places-1)
+			for j, v := range []uint64{1<<64 - 1, 0, 0x80000000_7ffffff0, uint64(i) * 0x9e3779b97f4a7c15} {
+				damages = append(damages, damage{fmt.Sprintf("%s, byte %d = %#x (%d)", region, at, v, j), func(b []byte) { le.PutUint64(b[at:], v) }})
+			}
+		}
+	}
+	// Structured damage: the candidate table's slots all in use and its
+	// entries' chains going to themselves; the index's slots all in use
+	// with offsets past the strings.
+	nSlots, nEntries := int(le.Uint64(pristine[112:])), int(le.Uint64(pristine[112+32:]))
+	slotsAt := 112 + 40
+	damages = append(damages,
+		damage{"every table slot in use", func(b []byte) {
+			for i := range nSlots {
+				le.PutUint32(b[slotsAt+16*i+8:], 0) // head 0
+			}
+		}},
+		damage{"every chain to itself", func(b []byte) {
+			for i := range nEntries {
+				le.PutUint32(b[slotsAt+16*nSlots+12*i+4:], uint32(i))
+			}
+		}},
+		damage{"every type offset one word on", func(b []byte) {
+			for at := r[2][1] - 4; at >= r[2][0]; at -= 4 {
+				le.PutUint32(b[at:], le.Uint32(b[at:])+1)
+			}
+		}},
+		damage{"every index slot in use, past the strings", func(b []byte) {
+			for at := r[1][0]; at < r[1][1]; at += 8 {
+				le.PutUint64(b[at:], le.Uint64(b[at:])|0xfffffff0)
+			}
+		}},
+	)
+	if testing.Short() {
+		damages = damages[len(damages)-4:]
+	}
+	trusted := 0
+	for _, d := range damages {
+		bad := bytes.Clone(pristine)
+		d.do(bad)
+		// Written in place, then stamped anew: as whoever can write the
+		// directory could.
+		if err := os.WriteFile(file, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		id, ok := fileIDOf(statOf(t, file))
+		if !ok {
+			t.Fatal("no identity")
+		}
+		forged := entry
+		forged.cache = id
+		forged.recorded = time.Now().Add(time.Minute).UnixNano()
+		writeStamp(t, filepath.Join(cacheDir, stampName), stamp{forged})
+		c, baseReads := stampedCache(cacheDir, 2*time.Minute)
+		type result struct {
+			res *Result
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			res, err := Encode(input, opts(c))
+			done <- result{res, err}
+		}()
+		select {
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: the encode did not end within a minute", d.what)
+		case got := <-done:
+			if got.err == nil {
+				if err := got.res.Types.Validate(); err != nil {
+					t.Errorf("%s: output not valid: %v", d.what, err)
+				}
+			}
+			if *baseReads == 0 {
+				trusted++
+			}
+		}
+		c.Close()
+	}
+	// Type offsets out of order or bounds are refused even when trusted.
+	if want := len(damages) / 3; trusted < want {
+		t.Errorf("%d of %d damaged files loaded trusted, want %d at least", trusted, len(damages), want)
+	}
+	t.Logf("%d damaged files, %d loaded trusted", len(damages), trusted)
+}
