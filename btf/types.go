@@ -46,7 +46,10 @@ type Types struct {
 	dedupPrep   []byte
 	releasePrep func([]byte)
 	// prepChecked: the tables in dedupPrep were checked when loaded
-	// (LoadPreparedFrom), so a dedup decodes them without going over them.
+	// (LoadPreparedFrom), or the caller vouches that they are unchanged
+	// since such a check (LoadPreparedTrusted; a dedup's reads of them are
+	// bounded all the same), so a dedup decodes them without going over
+	// them.
 	prepChecked bool
 
 	bigEndian bool // Parse read big-endian BTF
