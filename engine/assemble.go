@@ -25,14 +25,12 @@ type assembly struct {
 }
 
 // assemble fills in the decisions of the batch's functions that some rule
-// names, from decision.rego's result object.
+// names, from decision.rego's verdicts, which must be wellFormed (or
+// have no problems).
 func (e *Engine) assemble(result ast.Object, b batch) (batchReport, error) {
 	a := &assembly{e: e, b: b, rank: map[string]int{}, kinds: map[int][]string{}, origins: b.origins}
 	if a.origins == nil {
 		a.origins = e.origins
-	}
-	if a.report.problems = e.problems(result); len(a.report.problems) > 0 {
-		return a.report, nil // the verdicts are incomplete; the problems are the error
 	}
 	if order, ok := field(result, "pahole_order").(*ast.Array); ok {
 		for i := range order.Len() {

@@ -255,5 +255,11 @@ func (e *Engine) decideBatch(ctx context.Context, b batch, input ast.Value) (bat
 	if !ok {
 		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating policies: %s is %s, want an object", decisionQuery, ast.ValueName(result.Value)))
 	}
+	if !wellFormed(obj, input, "functions") {
+		ps, err := e.shapeProblems(ctx, e.shapes, input, "policies")
+		if err != nil || len(ps) > 0 {
+			return batchReport{problems: ps}, err
+		}
+	}
 	return e.assemble(obj, b)
 }

@@ -11,25 +11,34 @@ import (
 )
 
 // variableQuery is policies/variables/decision.rego's verdict on a batch
-// of variables, in the shape of decisionQuery's.
-const variableQuery = "data.btfgate.variable_decision.result"
+// of variables, in the shape of decisionQuery's; variableProblemsQuery
+// lists its malformed rule entries, as problemsQuery does for functions.
+const (
+	variableQuery         = "data.btfgate.variable_decision.verdicts"
+	variableProblemsQuery = "data.btfgate.variable_decision.problems"
+)
 
-// variableRules is the engine's variable decision query and the modules
-// of package btfgate.variables by rule.
+// variableRules is the engine's variable decision and problems queries
+// and the modules of package btfgate.variables by rule.
 type variableRules struct {
 	query   *preparedQuery
+	shapes  *preparedQuery // variableProblemsQuery
 	origins map[string]string
 }
 
-// prepareVariables compiles the variable decision query in env, as the
-// function query. origins are the modules of package btfgate.variables by
-// rule.
+// prepareVariables compiles the variable decision and problems queries in
+// env, as the function queries. origins are the modules of package
+// btfgate.variables by rule.
 func prepareVariables(env queryEnv, origins map[string]string) (*variableRules, error) {
-	q, err := env.prepare(variableQuery)
+	v := &variableRules{origins: origins}
+	var err error
+	if v.query, err = env.prepare(variableQuery); err == nil {
+		v.shapes, err = env.prepare(variableProblemsQuery)
+	}
 	if err != nil {
 		return nil, coded(CodeCompile, fmt.Errorf("compiling variable policies: %w", policyErrors(err, forbiddenBuiltins())))
 	}
-	return &variableRules{query: q, origins: origins}, nil
+	return v, nil
 }
 
 // DecideVariables decides every variable as DecideFunctions decides
@@ -115,6 +124,12 @@ func (e *Engine) decideVariableBatch(ctx context.Context, b batch, input ast.Val
 	obj, ok := result.Value.(ast.Object)
 	if !ok {
 		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating variable policies: %s is %s, want an object", variableQuery, ast.ValueName(result.Value)))
+	}
+	if !wellFormed(obj, input, "variables") {
+		ps, err := e.shapeProblems(ctx, e.vars.shapes, input, "variable policies")
+		if err != nil || len(ps) > 0 {
+			return batchReport{problems: ps}, err
+		}
 	}
 	report, err := e.assemble(obj, b)
 	if err != nil || len(report.problems) > 0 {

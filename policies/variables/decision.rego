@@ -87,6 +87,9 @@ by_rule(doc, ids) := {id: {name |
 
 checked := object.union(documents, {"deny": deny})
 
+# Entries of the wrong shape, as for functions; the engine asks for these
+# only when its own check of the documents fails (wellFormed in
+# engine/assemble.go: change both together).
 problems := (({{"kind": kind, "rule": name, "problem": "want an object keyed by variable id"} |
 	some kind, doc in checked
 	some name, by_id in doc
@@ -105,7 +108,10 @@ problems := (({{"kind": kind, "rule": name, "problem": "want an object keyed by 
 	not is_set(v)
 })
 
-result := {
+# What the engine reads for each batch: the verdicts without their
+# problems, which the engine asks for only when its own check of the
+# documents' shapes fails (as for functions, policies/decision.rego).
+verdicts := {
 	"pahole_order": pahole_order,
 	"pahole_reason": pahole_reason,
 	"pahole_messages": rules.pahole_messages,
@@ -113,5 +119,7 @@ result := {
 	"deny": deny,
 	"left_out": left_out,
 	"conflicts": conflicts,
-	"problems": problems,
 }
+
+# The verdicts and their problems: a batch's whole outcome.
+result := object.union(verdicts, {"problems": problems})
