@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"runtime"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -42,8 +41,9 @@ func prepareVariables(env queryEnv, origins map[string]string) (*variableRules, 
 }
 
 // DecideVariables decides every variable as DecideFunctions decides
-// functions: in jobs contiguous batches (jobs <= 0 means GOMAXPROCS), one
-// query each, with the decisions in the order of vars whatever jobs is.
+// functions: in contiguous batches, one per worker (jobs <= 0 means
+// GOMAXPROCS) but no smaller than minBatch variables, one query each,
+// with the decisions in the order of vars whatever jobs is.
 // Variable ids must be unique. Decision.Final is the first of pahole's
 // variable reasons that applied (policies/variables/pahole.rego), "" if
 // pahole encodes the variable; annotations have component -1.
@@ -70,10 +70,7 @@ func (e *Engine) decideVariables(ctx context.Context, vars []facts.Variable, job
 	if len(vars) == 0 {
 		return out, nil
 	}
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	jobs = max(min(jobs, len(vars)), 1)
+	jobs = batches(jobs, len(vars))
 	all, err := runBatches(ctx, jobs, func(ctx context.Context, j int) (batchReport, error) {
 		lo, hi := j*len(vars)/jobs, (j+1)*len(vars)/jobs
 		b := batch{out: out, index: index, lo: lo, hi: hi, origins: e.vars.origins}
