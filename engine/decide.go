@@ -61,13 +61,14 @@ func (e *Engine) NewSession(fns []facts.Function, jobs int) *Session {
 func (s *Session) Changed(i int) { s.terms[i] = nil }
 
 // minBatch is the fewest items (functions or variables) a batch of its
-// own is given. A query costs, whatever its size, about what deciding 32
-// functions does (the default policies: 225 and 6.7 µs of CPU,
-// BenchmarkDecideSmall's query and BenchmarkDecideKernel per function):
-// cutting n functions in two batches saves half their time on the clock
-// and costs one query more of CPU, worth it from about 64. A small
-// module's handful of functions is one batch. Tests that check that
-// decisions do not depend on the batches lower it (smallBatches).
+// own is given. A query costs, whatever its size, about what deciding a
+// few tens of functions does (the default policies on a shared 2-core
+// machine: 140 to 230 µs for a query on one function, 6.7 to 9 µs of CPU
+// per function in BenchmarkDecideKernel): cutting n functions in two
+// batches saves half their time on the clock and costs one query more of
+// CPU, worth it from about 64. A small module's handful of functions is
+// one batch. Tests that check that decisions do not depend on the
+// batches lower it (smallBatches).
 var minBatch = 64
 
 // batches is how many batches n items are cut into with jobs workers
