@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -198,4 +199,25 @@ func TestDeterministicAcrossJobs(t *testing.T) {
 func equalDecision(a, b Decision) bool {
 	return a.ID == b.ID && a.Name == b.Name && a.Include == b.Include && a.Final == b.Final &&
 		slices.Equal(a.Reasons, b.Reasons) && slices.Equal(a.Kept, b.Kept) && slices.Equal(a.Annotations, b.Annotations)
+}
+
+// TestBatches: a worker per batch, but no batch under minBatch items, so
+// that a small module's functions are one query.
+func TestBatches(t *testing.T) {
+	for _, c := range []struct{ jobs, n, want int }{
+		{2, 0, 1},
+		{2, 2, 1},
+		{8, 2*minBatch - 1, 1},
+		{8, 2 * minBatch, 2},
+		{2, 45000, 2},
+		{1, 45000, 1},
+		{3, 3*minBatch + 5, 3},
+	} {
+		if got := batches(c.jobs, c.n); got != c.want {
+			t.Errorf("batches(%d, %d) = %d, want %d", c.jobs, c.n, got, c.want)
+		}
+	}
+	if got := batches(0, 1<<20); got != runtime.GOMAXPROCS(0) {
+		t.Errorf("batches(0, many) = %d, want GOMAXPROCS %d", got, runtime.GOMAXPROCS(0))
+	}
 }

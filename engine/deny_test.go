@@ -118,6 +118,7 @@ func TestDenySeesSkipsAndEveryRule(t *testing.T) {
 // TestDenyErrorIndependentOfJobs: many violations are listed up to the
 // limit, in id order, whatever the batches.
 func TestDenyErrorIndependentOfJobs(t *testing.T) {
+	smallBatches(t)
 	e := newEngine(t, Config{
 		Features: features.Default(),
 		Modules:  []Module{{Name: "guard.rego", Source: guardRule}},

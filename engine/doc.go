@@ -50,7 +50,11 @@
 // inconsistent_prototype and unexpected_register. A function that both a
 // keep and an exclude rule name is an error, as is a rule entry not keyed
 // by a function id of the batch or not a set. policies/decision.rego
-// decides; the engine lists each function's reasons.
+// states the precedence (left_out, conflicts); the engine reads the rule
+// documents (query data.btfgate.decision.verdicts), derives each
+// function's outcome from them by that precedence and lists its reasons.
+// It checks the documents' shapes itself and asks for
+// data.btfgate.decision.problems only when one is wrong.
 //
 // The first four documents decide; deny judges their outcome. If any deny
 // entry exists once every batch is decided, DecideFunctions fails with a
@@ -59,7 +63,8 @@
 // excluded_by, skipped_by, kept_by: {id: {RULE, ...}}), without a cycle,
 // because the outcome does not depend on deny; a rule of the other four
 // kinds that reads it, or a deny rule that reads
-// data.btfgate.decision.result, is a cycle and fails to compile.
+// data.btfgate.decision.result (or verdicts), is a cycle and fails to
+// compile.
 //
 // For speed, write a rule as one comprehension over the batch, reading
 // facts through one ref:
@@ -78,7 +83,7 @@
 // rules of package btfgate.variables (the same five documents but
 // true_signature, keyed by variable id, over input.variables) and
 // policies/variables/decision.rego (query
-// data.btfgate.variable_decision.result). pahole's variable filter is
+// data.btfgate.variable_decision.verdicts). pahole's variable filter is
 // one document there, pahole_reason = {id: RULE}; Decision.Final is its
 // message. Those two modules are loaded even with Config.NoDefault: the
 // encoder builds VARs only for what they let in.

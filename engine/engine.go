@@ -51,6 +51,9 @@ type Config struct {
 // Engine evaluates a compiled policy set. It is safe for concurrent use.
 type Engine struct {
 	query *preparedQuery
+	// shapes is problemsQuery, evaluated on a batch whose verdicts are
+	// not wellFormed.
+	shapes *preparedQuery
 	// trueSig is the true_signature selection query, prepared only when
 	// some module or the configuration selects functions (see
 	// SelectsTrueSignature).
@@ -70,9 +73,13 @@ type Engine struct {
 }
 
 // decisionQuery is decision.rego's verdict on a batch: the rule
-// documents, the functions left out, the conflicts and the malformed
-// rule entries.
-const decisionQuery = "data.btfgate.decision.result"
+// documents, the functions left out and the conflicts. The malformed
+// rule entries are problemsQuery's, which the engine asks for only when
+// its own check of the documents fails (wellFormed).
+const decisionQuery = "data.btfgate.decision.verdicts"
+
+// problemsQuery is decision.rego's list of malformed rule entries.
+const problemsQuery = "data.btfgate.decision.problems"
 
 // New compiles the policies once. Parse and compile errors are
 // PolicyErrors naming the module, line and column.
@@ -141,6 +148,9 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		lint:      set.lint,
 		cached:    cached,
 	}
+	if e.shapes, err = env.prepare(problemsQuery); err != nil {
+		return nil, coded(CodeCompile, fmt.Errorf("compiling policies: %w", policyErrors(err, forbiddenBuiltins())))
+	}
 	if e.vars, err = prepareVariables(env, set.variables); err != nil {
 		return nil, err
 	}
@@ -152,6 +162,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if cache != nil && !cached {
 		set.queries = compiledQueries(map[string]*preparedQuery{
 			decisionQuery: e.query, variableQuery: e.vars.query, trueSignatureQuery: e.trueSig,
+			problemsQuery: e.shapes, variableProblemsQuery: e.vars.shapes,
 		})
 		if err := cache.store(set); err != nil {
 			e.cacheErr = fmt.Errorf("policy cache %s: %w", cache.dir, err)

@@ -104,14 +104,15 @@ func TestPolicyCacheLoadsTheCompile(t *testing.T) {
 			}
 			env := queryEnv{compiler: full, store: store}
 			prepared := map[string]*preparedQuery{}
-			for _, q := range []string{decisionQuery, variableQuery, trueSignatureQuery} {
+			queries := []string{decisionQuery, problemsQuery, variableQuery, variableProblemsQuery, trueSignatureQuery}
+			for _, q := range queries {
 				if prepared[q], err = env.prepare(q); err != nil {
 					t.Fatal(err)
 				}
 			}
 			set.queries = compiledQueries(prepared)
-			if len(set.queries) != 3 {
-				t.Fatalf("%d queries kept compiled, want 3", len(set.queries))
+			if len(set.queries) != len(queries) {
+				t.Fatalf("%d queries kept compiled, want %d", len(set.queries), len(queries))
 			}
 			key := []byte("key")
 			data, err := encodeCompiled(key, set)
@@ -211,6 +212,8 @@ skip.printed[id] contains "printed" if {
 		"user print": {Features: features.Default(), Modules: []Module{{Name: "mine.rego", Source: printing}}, Print: &printed},
 		"user error": {Features: features.Default(), Modules: []Module{{Name: "div.rego",
 			Source: "package btfgate.functions\n\nskip.x[id] contains msg if {\n\tinput.functions[id].name == \"fn_000001\"\n\tmsg := sprintf(\"%d\", [1 / 0])\n}\n"}}},
+		"user malformed": {Features: features.Default(), Modules: []Module{{Name: "bad.rego",
+			Source: "package btfgate.functions\n\nskip.single := {id: \"msg\" | input.functions[id]}\n"}}},
 		"user metadata": {Features: features.Default(), Modules: []Module{{Name: "mine.rego", Source: userPolicy + `
 # Not metadata: the compile reads the comments of a module that calls
 # rego.metadata, and the cache keeps none.
@@ -230,7 +233,8 @@ skip.meta[id] contains sprintf("meta %v %v", [rego.metadata.rule(), count(rego.m
 			if compiled.cached || !loaded.cached || compiled.CacheError() != nil {
 				t.Fatalf("first engine cached %v (error %v), second %v: want a miss then a hit", compiled.cached, compiled.CacheError(), loaded.cached)
 			}
-			if loaded.query.qc != nil || loaded.vars.query.qc != nil || loaded.trueSig != nil && loaded.trueSig.qc != nil {
+			if loaded.query.qc != nil || loaded.shapes.qc != nil || loaded.vars.query.qc != nil || loaded.vars.shapes.qc != nil ||
+				loaded.trueSig != nil && loaded.trueSig.qc != nil {
 				t.Errorf("the loaded engine compiled its queries again")
 			}
 			printed.Reset()
@@ -247,6 +251,12 @@ skip.meta[id] contains sprintf("meta %v %v", [rego.metadata.rule(), count(rego.m
 			if name == "user error" {
 				if errA == nil || !strings.Contains(errA.Error(), "div.rego:5:") {
 					t.Errorf("error %v, want one at div.rego:5", errA)
+				}
+				return
+			}
+			if name == "user malformed" {
+				if errA == nil || !strings.Contains(errA.Error(), "skip.single (bad.rego): entry for 1 (fn_000001) is string, want a set") {
+					t.Errorf("error %v, want the malformed entry", errA)
 				}
 				return
 			}

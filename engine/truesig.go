@@ -147,7 +147,7 @@ func (e *Engine) selectBatch(ctx context.Context, b batch, input ast.Value, out 
 	if !ok {
 		return nil, coded(CodeInternal, fmt.Errorf("evaluating policies: %s is %s, want an object", trueSignatureQuery, ast.ValueName(result.Value)))
 	}
-	if ps := e.problems(obj); len(ps) > 0 {
+	if ps := e.problems(field(obj, "problems")); len(ps) > 0 {
 		return ps, nil
 	}
 	doc, _ := field(obj, "true_signature").(ast.Object)

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"runtime"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -11,30 +10,40 @@ import (
 )
 
 // variableQuery is policies/variables/decision.rego's verdict on a batch
-// of variables, in the shape of decisionQuery's.
-const variableQuery = "data.btfgate.variable_decision.result"
+// of variables, in the shape of decisionQuery's; variableProblemsQuery
+// lists its malformed rule entries, as problemsQuery does for functions.
+const (
+	variableQuery         = "data.btfgate.variable_decision.verdicts"
+	variableProblemsQuery = "data.btfgate.variable_decision.problems"
+)
 
-// variableRules is the engine's variable decision query and the modules
-// of package btfgate.variables by rule.
+// variableRules is the engine's variable decision and problems queries
+// and the modules of package btfgate.variables by rule.
 type variableRules struct {
 	query   *preparedQuery
+	shapes  *preparedQuery // variableProblemsQuery
 	origins map[string]string
 }
 
-// prepareVariables compiles the variable decision query in env, as the
-// function query. origins are the modules of package btfgate.variables by
-// rule.
+// prepareVariables compiles the variable decision and problems queries in
+// env, as the function queries. origins are the modules of package
+// btfgate.variables by rule.
 func prepareVariables(env queryEnv, origins map[string]string) (*variableRules, error) {
-	q, err := env.prepare(variableQuery)
+	v := &variableRules{origins: origins}
+	var err error
+	if v.query, err = env.prepare(variableQuery); err == nil {
+		v.shapes, err = env.prepare(variableProblemsQuery)
+	}
 	if err != nil {
 		return nil, coded(CodeCompile, fmt.Errorf("compiling variable policies: %w", policyErrors(err, forbiddenBuiltins())))
 	}
-	return &variableRules{query: q, origins: origins}, nil
+	return v, nil
 }
 
 // DecideVariables decides every variable as DecideFunctions decides
-// functions: in jobs contiguous batches (jobs <= 0 means GOMAXPROCS), one
-// query each, with the decisions in the order of vars whatever jobs is.
+// functions: in contiguous batches, one per worker (jobs <= 0 means
+// GOMAXPROCS) but no smaller than minBatch variables, one query each,
+// with the decisions in the order of vars whatever jobs is.
 // Variable ids must be unique. Decision.Final is the first of pahole's
 // variable reasons that applied (policies/variables/pahole.rego), "" if
 // pahole encodes the variable; annotations have component -1.
@@ -61,10 +70,7 @@ func (e *Engine) decideVariables(ctx context.Context, vars []facts.Variable, job
 	if len(vars) == 0 {
 		return out, nil
 	}
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	jobs = max(min(jobs, len(vars)), 1)
+	jobs = batches(jobs, len(vars))
 	all, err := runBatches(ctx, jobs, func(ctx context.Context, j int) (batchReport, error) {
 		lo, hi := j*len(vars)/jobs, (j+1)*len(vars)/jobs
 		b := batch{out: out, index: index, lo: lo, hi: hi, origins: e.vars.origins}
@@ -115,6 +121,12 @@ func (e *Engine) decideVariableBatch(ctx context.Context, b batch, input ast.Val
 	obj, ok := result.Value.(ast.Object)
 	if !ok {
 		return batchReport{}, coded(CodeInternal, fmt.Errorf("evaluating variable policies: %s is %s, want an object", variableQuery, ast.ValueName(result.Value)))
+	}
+	if !wellFormed(obj, input, "variables") {
+		ps, err := e.shapeProblems(ctx, e.vars.shapes, input, "variable policies")
+		if err != nil || len(ps) > 0 {
+			return batchReport{problems: ps}, err
+		}
 	}
 	report, err := e.assemble(obj, b)
 	if err != nil || len(report.problems) > 0 {

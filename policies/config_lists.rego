@@ -19,13 +19,16 @@
 # {a,b} alternatives.
 package btfgate.functions
 
-exclude.config_deny := config_verdicts(config_entries("deny", "denied by configuration"))
+# Each rule is guarded by its list, which OPA's rule index checks before
+# the body runs: without the list (most encodes), the rule costs one index
+# lookup per batch instead of building an empty entry set and counting it.
+exclude.config_deny := config_verdicts(config_entries("deny", "denied by configuration")) if data.btfgate.config.deny
 
-keep.config_keep := config_verdicts(config_entries("keep", "kept by configuration"))
+keep.config_keep := config_verdicts(config_entries("keep", "kept by configuration")) if data.btfgate.config.keep
 
-annotate.config_tags := config_verdicts({[e.name, e.tag] | some e in data.btfgate.config.tags})
+annotate.config_tags := config_verdicts({[e.name, e.tag] | some e in data.btfgate.config.tags}) if data.btfgate.config.tags
 
-true_signature.config_true_signature := config_verdicts(config_entries("true_signature", "true signature by configuration"))
+true_signature.config_true_signature := config_verdicts(config_entries("true_signature", "true signature by configuration")) if data.btfgate.config.true_signature
 
 # [glob, value] for each entry of a deny or keep list: the value is the
 # entry's reason, else what the list does and the glob.

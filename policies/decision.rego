@@ -29,8 +29,8 @@
 # outcome from this package (left_out, excluded_by, skipped_by, kept_by,
 # excluded, skipped, kept, documents) and the four deciding documents of
 # package btfgate.functions. It must not read this package's deny,
-# checked, problems or result: they depend on every deny rule, so that is
-# a cycle, which OPA rejects when it compiles the policies
+# checked, problems, verdicts or result: they depend on every deny rule,
+# so that is a cycle, which OPA rejects when it compiles the policies
 # (rego_recursion_error). For the same reason a skip, exclude, keep or
 # annotate rule must not read the outcome.
 #
@@ -123,7 +123,9 @@ checked := object.union(documents, {"deny": deny})
 
 # A rule whose document is not keyed by function id, or whose entries are
 # not sets (written with := where contains was meant): its verdicts would
-# be lost, so they are errors.
+# be lost, so they are errors. The engine asks for these only when its own
+# check of the documents fails (wellFormed in engine/assemble.go, which
+# tests the same three conditions: change both together).
 problems := shape_problems(checked)
 
 shape_problems(docs) := (({{"kind": kind, "rule": name, "problem": "want an object keyed by function id"} |
@@ -165,12 +167,20 @@ true_signature_result := {
 	"problems": shape_problems({"true_signature": true_signature}),
 }
 
-# What the engine reads.
-result := {
+# What the engine reads for each batch: the documents and the deny
+# verdicts. The rest costs more in Rego, on every batch, than deciding a
+# small module's functions, and the engine has it for little as it reads
+# the documents: it derives the outcome by the precedence of left_out
+# and conflicts above (namedBy in engine/assemble.go: change both
+# together), checks the shapes exactly as problems does, and asks for
+# problems only when one is wrong. left_out and the rest are computed
+# only when a deny rule reads them.
+verdicts := {
 	"pahole_order": pahole_order,
 	"documents": documents,
 	"deny": deny,
-	"left_out": left_out,
-	"conflicts": conflicts,
-	"problems": problems,
 }
+
+# A batch's whole outcome, for people and tests (opa eval
+# data.btfgate.decision.result).
+result := object.union(verdicts, {"left_out": left_out, "conflicts": conflicts, "problems": problems})

@@ -87,6 +87,9 @@ by_rule(doc, ids) := {id: {name |
 
 checked := object.union(documents, {"deny": deny})
 
+# Entries of the wrong shape, as for functions; the engine asks for these
+# only when its own check of the documents fails (wellFormed in
+# engine/assemble.go: change both together).
 problems := (({{"kind": kind, "rule": name, "problem": "want an object keyed by variable id"} |
 	some kind, doc in checked
 	some name, by_id in doc
@@ -105,13 +108,18 @@ problems := (({{"kind": kind, "rule": name, "problem": "want an object keyed by 
 	not is_set(v)
 })
 
-result := {
+# What the engine reads for each batch: the documents, pahole's reasons
+# and the deny verdicts. As for functions (policies/decision.rego), the
+# engine derives the outcome by the precedence of left_out and conflicts
+# above (namedBy in engine/assemble.go: change both together) and asks
+# for problems only when its own check of the shapes fails.
+verdicts := {
 	"pahole_order": pahole_order,
 	"pahole_reason": pahole_reason,
 	"pahole_messages": rules.pahole_messages,
 	"documents": documents,
 	"deny": deny,
-	"left_out": left_out,
-	"conflicts": conflicts,
-	"problems": problems,
 }
+
+# A batch's whole outcome.
+result := object.union(verdicts, {"left_out": left_out, "conflicts": conflicts, "problems": problems})
