@@ -9,58 +9,45 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
-// assembly gathers, for one batch, each function's outcome and reasons
-// from the rule documents of decision.rego's verdicts.
+// assembly gathers, for one batch, each function's reasons from the rule
+// documents of decision.rego's result.
 type assembly struct {
 	e    *Engine
 	b    batch
 	rank map[string]int // pahole's rules by precedence
 	// kinds holds, for every function some rule names (by position in
 	// b.out), the kind of each of its Reasons.
-	kinds map[int][]string
-	// named holds, for the same functions, which kinds of rule (and, for
-	// variables, pahole's reasons) name them: the outcome's inputs.
-	named  map[int]namedBy
+	kinds  map[int][]string
 	report batchReport
 	// origins maps "kind.rule" to modules: the batch's, else the engine's
 	// function rules'.
 	origins map[string]string
 }
 
-// namedBy says which kinds of rule name a function or variable.
-type namedBy uint8
-
-const (
-	namedBySkip    namedBy = 1 << iota // a skip rule
-	namedByExclude                     // an exclude rule
-	namedByKeep                        // a keep rule
-	namedByPahole                      // pahole's variable filter (pahole_reason)
-)
-
-// leftOut is the precedence of decision.rego's left_out (and
-// variables/decision.rego's): an excluded function stays out; else a kept
-// one goes in; else a skipped one stays out. Change both together.
-func (n namedBy) leftOut() bool {
-	return n&namedByExclude != 0 || n&(namedBySkip|namedByPahole) != 0 && n&namedByKeep == 0
-}
-
-// conflict is decision.rego's conflicts: both kept and excluded.
-func (n namedBy) conflict() bool {
-	return n&namedByExclude != 0 && n&namedByKeep != 0
-}
-
 // assemble fills in the decisions of the batch's functions that some rule
 // names, from decision.rego's verdicts, which must be wellFormed (or
-// have no problems). It derives the outcome from the documents, as
-// decision.rego's left_out and conflicts state it (namedBy).
+// have no problems).
 func (e *Engine) assemble(result ast.Object, b batch) (batchReport, error) {
-	a := &assembly{e: e, b: b, rank: map[string]int{}, kinds: map[int][]string{}, named: map[int]namedBy{}, origins: b.origins}
+	a := &assembly{e: e, b: b, rank: map[string]int{}, kinds: map[int][]string{}, origins: b.origins}
 	if a.origins == nil {
 		a.origins = e.origins
 	}
 	if order, ok := field(result, "pahole_order").(*ast.Array); ok {
 		for i := range order.Len() {
 			a.rank[text(order.Elem(i).Value)] = i
+		}
+	}
+	left, _ := field(result, "left_out").(ast.Set)
+	if left != nil {
+		err := left.Iter(func(t *ast.Term) error {
+			i, err := a.position(t)
+			if err == nil {
+				b.out[i].Include = false
+			}
+			return err
+		})
+		if err != nil {
+			return a.report, err
 		}
 	}
 	docs, _ := field(result, "documents").(ast.Object)
@@ -73,21 +60,6 @@ func (e *Engine) assemble(result ast.Object, b batch) (batchReport, error) {
 			return a.report, err
 		}
 	}
-	if doc, ok := field(result, "pahole_reason").(ast.Object); ok {
-		// Variables: pahole's reasons skip as skip rules do. Keys that
-		// are not ids of the batch are paholeReasons' to report.
-		_ = doc.Iter(func(k, _ *ast.Term) error {
-			if i, err := a.position(k); err == nil {
-				a.named[i] |= namedByPahole
-			}
-			return nil
-		})
-	}
-	for i, n := range a.named {
-		if n.leftOut() {
-			b.out[i].Include = false
-		}
-	}
 	for i, kinds := range a.kinds {
 		a.order(&b.out[i], kinds)
 	}
@@ -96,23 +68,30 @@ func (e *Engine) assemble(result ast.Object, b batch) (batchReport, error) {
 			return a.report, err
 		}
 	}
-	for i, n := range a.named {
-		if !n.conflict() {
-			continue
-		}
-		var excluded []Reason
-		for j, k := range a.kinds[i] {
-			if k == "exclude" {
-				excluded = append(excluded, b.out[i].Reasons[j])
+	conflicts, _ := field(result, "conflicts").(ast.Set)
+	if conflicts != nil {
+		err := conflicts.Iter(func(t *ast.Term) error {
+			i, err := a.position(t)
+			if err != nil {
+				return err
 			}
+			var excluded []Reason
+			for j, k := range a.kinds[i] {
+				if k == "exclude" {
+					excluded = append(excluded, b.out[i].Reasons[j])
+				}
+			}
+			a.report.conflicts = append(a.report.conflicts, conflict{&b.out[i], excluded})
+			return nil
+		})
+		if err != nil {
+			return a.report, err
 		}
-		a.report.conflicts = append(a.report.conflicts, conflict{&b.out[i], excluded})
 	}
 	return a.report, nil
 }
 
-// position finds the function (or variable) a decision term names in the
-// batch.
+// position finds the function a decision term names in the batch.
 func (a *assembly) position(t *ast.Term) (int, error) {
 	id, ok := intValue(t.Value)
 	if !ok {
@@ -155,21 +134,11 @@ func (a *assembly) eachOfBatch(v ast.Value, fn func(i int, set ast.Set) error) e
 // the wrong shape are left to the problems decision.rego reports.
 func (a *assembly) rule(kind, rule string, v ast.Value) error {
 	module := a.origins[kind+"."+rule]
-	var by namedBy
-	switch kind {
-	case "skip":
-		by = namedBySkip
-	case "exclude":
-		by = namedByExclude
-	case "keep":
-		by = namedByKeep
-	}
 	return a.eachOfBatch(v, func(i int, set ast.Set) error {
 		d := &a.b.out[i]
 		if _, seen := a.kinds[i]; !seen {
 			a.kinds[i] = nil
 		}
-		a.named[i] |= by // an empty set names the function too
 		return set.Iter(func(t *ast.Term) error {
 			if kind == "annotate" {
 				tag, err := annotation(rule, t.Value)

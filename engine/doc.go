@@ -50,11 +50,9 @@
 // inconsistent_prototype and unexpected_register. A function that both a
 // keep and an exclude rule name is an error, as is a rule entry not keyed
 // by a function id of the batch or not a set. policies/decision.rego
-// states the precedence (left_out, conflicts); the engine reads the rule
-// documents (query data.btfgate.decision.verdicts), derives each
-// function's outcome from them by that precedence and lists its reasons.
-// It checks the documents' shapes itself and asks for
-// data.btfgate.decision.problems only when one is wrong.
+// decides (query data.btfgate.decision.verdicts); the engine lists each
+// function's reasons. The engine checks the documents' shapes itself and
+// asks for data.btfgate.decision.problems only when one is wrong.
 //
 // The first four documents decide; deny judges their outcome. If any deny
 // entry exists once every batch is decided, DecideFunctions fails with a

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -76,90 +74,5 @@ annotate.mine := {id: {{"value": "v", "component": 0}} | input.MEMBERS[id]}`, fa
 				}
 			})
 		}
-	}
-}
-
-// TestOutcomeAgreesWithLeftOut: the outcome the engine derives from the
-// documents (namedBy) is decision.rego's left_out and conflicts (and
-// variables/decision.rego's, with pahole's reasons), for rules of every
-// kind naming functions alone and together, empty entries included.
-func TestOutcomeAgreesWithLeftOut(t *testing.T) {
-	// Each member's name says which rules name it: s skip, e exclude, k
-	// keep, a annotate, z an empty skip entry, n an empty keep entry; a
-	// third of them pahole leaves out too.
-	rules := `skip.s := {id: {"s"} | some id, x in input.MEMBERS; contains(x.name, "s")}
-skip.z := {id: set() | some id, x in input.MEMBERS; contains(x.name, "z")}
-exclude.e := {id: {"e"} | some id, x in input.MEMBERS; contains(x.name, "e")}
-keep.k := {id: {"k"} | some id, x in input.MEMBERS; contains(x.name, "k")}
-keep.n := {id: set() | some id, x in input.MEMBERS; contains(x.name, "n")}
-annotate.a := {id: {"a"} | some id, x in input.MEMBERS; contains(x.name, "a")}
-`
-	outcomes := []string{"-", "s", "z", "e", "k", "n", "a", "sk", "zk", "sn", "zn", "se", "sa", "ska", "ea", "ez", "sza"}
-	conflicts := []string{"ek", "sek", "en", "ekn", "eka"}
-	for _, kind := range []struct{ pkg, members, query string }{
-		{"functions", "functions", "data.btfgate.decision.result"},
-		{"variables", "variables", "data.btfgate.variable_decision.result"},
-	} {
-		t.Run(kind.pkg, func(t *testing.T) {
-			src := "package btfgate." + kind.pkg + "\n\n" + strings.ReplaceAll(rules, "MEMBERS", kind.members)
-			e := newEngine(t, Config{Features: defaults().Features, Modules: []Module{{Name: "user.rego", Source: src}},
-				Data: map[string]any{"allow_hiding_btf_ids": true}})
-			for _, names := range [][]string{outcomes, append(slices.Clone(outcomes), conflicts...)} {
-				var input ast.Value
-				var ds []Decision
-				var err error
-				if kind.pkg == "functions" {
-					var fns []facts.Function
-					for i, n := range names {
-						fns = append(fns, fn(i+1, n, func(f *facts.Function) { f.Reordered = i%3 == 0 }))
-					}
-					input = e.input.input(e.features, fns, nil, newBatchTerms())
-					ds, err = e.DecideFunctions(context.Background(), fns, 1)
-				} else {
-					var vars []facts.Variable
-					for i, n := range names {
-						vars = append(vars, variable(i+1, n, func(v *facts.Variable) {
-							if i%3 == 0 {
-								inData(v)
-							}
-						}))
-					}
-					input = e.input.variableInput(e.features, vars, newBatchTerms())
-					ds, err = e.DecideVariables(context.Background(), vars, 1)
-				}
-				q, qerr := prepareQuery(e.query.compiler, e.query.store, kind.query, false, nil, true)
-				if qerr != nil {
-					t.Fatal(qerr)
-				}
-				result, qerr := q.eval(context.Background(), evalOptions{input: input})
-				if qerr != nil || result == nil {
-					t.Fatalf("%s: %v, %v", kind.query, result, qerr)
-				}
-				obj := result.Value.(ast.Object)
-				want := field(obj, "conflicts").(ast.Set)
-				if want.Len() == 0 {
-					if err != nil {
-						t.Fatal(err)
-					}
-					leftOut := field(obj, "left_out").(ast.Set)
-					for i, d := range ds {
-						if out := leftOut.Contains(ast.InternedTerm(i + 1)); d.Include == out {
-							t.Errorf("%s: include %v, left_out %v", names[i], d.Include, out)
-						}
-					}
-					continue
-				}
-				if err == nil || !strings.Contains(err.Error(), fmt.Sprintf(": %d function(s) both kept and excluded", want.Len())) {
-					t.Errorf("error %v, want %d conflicts", err, want.Len())
-					continue
-				}
-				for _, c := range want.Slice() {
-					id, _ := intValue(c.Value)
-					if !strings.Contains(err.Error(), "\n  "+names[id-1]+" (id ") {
-						t.Errorf("error %v does not name %s", err, names[id-1])
-					}
-				}
-			}
-		})
 	}
 }

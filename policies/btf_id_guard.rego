@@ -16,23 +16,9 @@ import data.btfgate.decision
 
 deny.hides_btf_id := {id: {sprintf("referenced from .BTF_ids (the kernel resolves it by BTF id) and kept by pahole's rules, but %s leaves it out; --allow-hiding-btf-ids allows it", [btf_id_guard_by(id)])} |
 	not data.btfgate.config.allow_hiding_btf_ids
-	some id in btf_id_guard_suspects
+	some id in decision.left_out
 	input.functions[id].btf_id_ref
-	decision.left_out[id]
 	not btf_id_guard_pahole_skips(id)
-}
-
-# The functions the guard can refuse: one that is left out while none of
-# pahole's skip rules names it is named by an exclude rule or by a skip
-# rule other than pahole's. The guard looks at those alone: without such
-# rules (most encodes) there are none, and it reads neither the facts nor
-# the outcome (left_out), which would cost more than the rest of a small
-# batch's decision.
-btf_id_guard_suspects := {id |
-	some docs in [decision.exclude, object.remove(decision.skip, decision.pahole_order)]
-	some by_id in docs
-	is_object(by_id)
-	some id, _ in by_id
 }
 
 btf_id_guard_pahole_skips(id) if {

@@ -31,24 +31,3 @@ test_guard_can_be_turned_off if {
 		with data.btfgate.config.deny as ["migrate_*"]
 		with data.btfgate.config.allow_hiding_btf_ids as true
 }
-
-test_guard_passes_what_a_keep_rule_keeps if {
-	count(functions.deny.hides_btf_id) == 0 with input as guarded
-		with data.btfgate.functions.skip.mine as {1: {"mine"}}
-		with data.btfgate.functions.keep.yours as {1: {"yours"}}
-}
-
-test_guard_refuses_an_exclude_rule_over_a_keep_rule if {
-	d := functions.deny.hides_btf_id with input as guarded
-		with data.btfgate.functions.exclude.mine as {1: {"mine"}, 2: {"mine"}}
-		with data.btfgate.functions.keep.yours as {1: {"yours"}}
-	object.keys(d) == {1}
-}
-
-test_guard_suspects_only_what_other_rules_name if {
-	count(functions.btf_id_guard_suspects) == 0 with input as guarded
-	functions.btf_id_guard_suspects == {1, 3} with input as guarded
-		with data.btfgate.functions.skip.mine as {1: {"mine"}}
-		with data.btfgate.functions.exclude.theirs as {3: {"theirs"}}
-}
-

@@ -167,20 +167,20 @@ true_signature_result := {
 	"problems": shape_problems({"true_signature": true_signature}),
 }
 
-# What the engine reads for each batch: the documents and the deny
-# verdicts. The rest costs more in Rego, on every batch, than deciding a
-# small module's functions, and the engine has it for little as it reads
-# the documents: it derives the outcome by the precedence of left_out
-# and conflicts above (namedBy in engine/assemble.go: change both
-# together), checks the shapes exactly as problems does, and asks for
-# problems only when one is wrong. left_out and the rest are computed
-# only when a deny rule reads them.
+# What the engine reads for each batch: the verdicts without their
+# problems. Checking every entry's shape here cost as much as deciding a
+# small module's functions (three passes over every document, one Rego
+# step per entry): the engine checks the shapes itself as it reads the
+# documents, exactly as problems does, and asks for problems only when one
+# is wrong.
 verdicts := {
 	"pahole_order": pahole_order,
 	"documents": documents,
 	"deny": deny,
+	"left_out": left_out,
+	"conflicts": conflicts,
 }
 
-# A batch's whole outcome, for people and tests (opa eval
-# data.btfgate.decision.result).
-result := object.union(verdicts, {"left_out": left_out, "conflicts": conflicts, "problems": problems})
+# The verdicts and their problems: a batch's whole outcome, for people
+# and tests (opa eval data.btfgate.decision.result).
+result := object.union(verdicts, {"problems": problems})

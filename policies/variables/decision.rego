@@ -108,18 +108,18 @@ problems := (({{"kind": kind, "rule": name, "problem": "want an object keyed by 
 	not is_set(v)
 })
 
-# What the engine reads for each batch: the documents, pahole's reasons
-# and the deny verdicts. As for functions (policies/decision.rego), the
-# engine derives the outcome by the precedence of left_out and conflicts
-# above (namedBy in engine/assemble.go: change both together) and asks
-# for problems only when its own check of the shapes fails.
+# What the engine reads for each batch: the verdicts without their
+# problems, which the engine asks for only when its own check of the
+# documents' shapes fails (as for functions, policies/decision.rego).
 verdicts := {
 	"pahole_order": pahole_order,
 	"pahole_reason": pahole_reason,
 	"pahole_messages": rules.pahole_messages,
 	"documents": documents,
 	"deny": deny,
+	"left_out": left_out,
+	"conflicts": conflicts,
 }
 
-# A batch's whole outcome.
-result := object.union(verdicts, {"left_out": left_out, "conflicts": conflicts, "problems": problems})
+# The verdicts and their problems: a batch's whole outcome.
+result := object.union(verdicts, {"problems": problems})
