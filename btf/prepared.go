@@ -292,16 +292,6 @@ func LoadPreparedFrom(data []byte, file, raw io.ReaderAt, rawLen int64) (*Types,
 	return loadPreparedFrom(data, file, raw, rawLen)
 }
 
-// LoadPreparedUncompared is LoadPreparedFrom without the base: the raw BTF
-// stored in the file, of rawLen bytes, is not compared with anything, and
-// every other check is made (the header, the sum, the dedup tables, the
-// type offsets). It is for a caller that knows by other means that the
-// stored BTF is the base's: that the file is unchanged since a
-// LoadPreparedFrom of it with the base passed, and the base too.
-func LoadPreparedUncompared(data []byte, file io.ReaderAt, rawLen int64) (*Types, error) {
-	return loadPreparedFrom(data, file, nil, rawLen)
-}
-
 // LoadPreparedTrusted is LoadPreparedFrom for a file known by other means
 // to be unchanged since a LoadPreparedFrom of it with the base passed, the
 // base unchanged too (its identity and the base's in a stamp): it makes the
@@ -314,14 +304,8 @@ func LoadPreparedUncompared(data []byte, file io.ReaderAt, rawLen int64) (*Types
 // candidates and string offsets, or an error, never a panic or an endless
 // loop.
 func LoadPreparedTrusted(data []byte, file io.ReaderAt, rawLen int64) (*Types, error) {
-	if !hostLittleEndian() || unsafe.Sizeof(candSlot{}) != 16 || unsafe.Sizeof(candEntry{}) != 12 {
-		return nil, badPrepared("not a little-endian host")
-	}
-	if len(data) < preparedHeader {
-		return nil, badPrepared("no header")
-	}
-	if uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 != 0 {
-		return nil, badPrepared("not 8-byte aligned")
+	if err := checkPreparedData(data); err != nil {
+		return nil, err
 	}
 	var hdr [preparedHeader]byte
 	if _, err := file.ReadAt(hdr[:], 0); err != nil {
@@ -354,17 +338,27 @@ func LoadPreparedTrusted(data []byte, file io.ReaderAt, rawLen int64) (*Types, e
 	return t, nil
 }
 
+// checkPreparedData checks what every load of a prepared base needs of
+// the host and of data, the file mapped: a little-endian host whose
+// table entries have the file's layout, a header, 8-byte alignment.
+func checkPreparedData(data []byte) error {
+	if !hostLittleEndian() || unsafe.Sizeof(candSlot{}) != 16 || unsafe.Sizeof(candEntry{}) != 12 {
+		return badPrepared("not a little-endian host")
+	}
+	if len(data) < preparedHeader {
+		return badPrepared("no header")
+	}
+	if uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 != 0 {
+		return badPrepared("not 8-byte aligned")
+	}
+	return nil
+}
+
 // loadPreparedFrom is LoadPreparedFrom, comparing the stored BTF with raw
 // unless raw is nil.
 func loadPreparedFrom(data []byte, file, raw io.ReaderAt, rawLen int64) (*Types, error) {
-	if !hostLittleEndian() || unsafe.Sizeof(candSlot{}) != 16 || unsafe.Sizeof(candEntry{}) != 12 {
-		return nil, badPrepared("not a little-endian host")
-	}
-	if len(data) < preparedHeader {
-		return nil, badPrepared("no header")
-	}
-	if uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 != 0 {
-		return nil, badPrepared("not 8-byte aligned")
+	if err := checkPreparedData(data); err != nil {
+		return nil, err
 	}
 	// One allocation for the file's pieces and the base's (compare): a
 	// fresh heap page costs a fault.

@@ -440,14 +440,12 @@ func BenchmarkPreparedChecks(b *testing.B) {
 			}
 		}
 	})
-	// The loads a stamp lets skip the compare (LoadPreparedUncompared,
-	// all the other checks) and, since the trusted branch, the checks of
-	// what the dedup reads bounded (LoadPreparedTrusted).
+	// The load a stamp trusts: no compare, and no checks of what the
+	// dedup reads bounded (LoadPreparedTrusted).
 	for _, bm := range []struct {
 		name string
 		load func(f *os.File) error
 	}{
-		{"uncompared", func(f *os.File) error { _, err := LoadPreparedUncompared(data, f, int64(len(raw))); return err }},
 		{"trusted", func(f *os.File) error { _, err := LoadPreparedTrusted(data, f, int64(len(raw))); return err }},
 	} {
 		b.Run(bm.name, func(b *testing.B) {
@@ -466,70 +464,6 @@ func BenchmarkPreparedChecks(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// TestPreparedUncompared: LoadPreparedUncompared loads what LoadPreparedFrom
-// loads, types and checked tables alike, and refuses what it refuses but
-// for the stored BTF, which it does not compare: a truncated file, a
-// changed byte of the header, snapshot, offsets or index, another length
-// of BTF, stored BTF that is not little-endian BTF.
-func TestPreparedUncompared(t *testing.T) {
-	raw := smallBase(t)
-	_, data := prepare(t, raw)
-	load := func(data []byte, rawLen int) (*Types, error) {
-		return LoadPreparedUncompared(data, bytes.NewReader(data), int64(rawLen))
-	}
-	got, err := load(data, len(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := LoadPreparedFrom(data, bytes.NewReader(data), bytes.NewReader(raw), int64(len(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.prepChecked {
-		t.Error("tables not marked checked")
-	}
-	gotRaw, err := got.Marshal(binary.LittleEndian)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantRaw, err := want.Marshal(binary.LittleEndian)
-	if err != nil || !bytes.Equal(gotRaw, wantRaw) || !bytes.Equal(gotRaw, raw) {
-		t.Errorf("loaded types marshal to %d bytes, LoadPreparedFrom's to %d (%v), prepared %d: not all the same", len(gotRaw), len(wantRaw), err, len(raw))
-	}
-	if _, err := LoadPreparedFrom(data, bytes.NewReader(data), nil, int64(len(raw))); err == nil {
-		t.Error("LoadPreparedFrom without a base loaded")
-	}
-	if _, err := load(data, len(raw)+1); err == nil {
-		t.Error("another length of BTF loaded")
-	}
-	for n := range len(data) {
-		if _, err := load(data[:n:n], len(raw)); err == nil {
-			t.Fatalf("truncated to %d of %d bytes: loaded", n, len(data))
-		}
-	}
-	rawAt := int(binary.LittleEndian.Uint64(data[88:]))
-	snapEnd := preparedHeader + int(binary.LittleEndian.Uint64(data[96:]))
-	offsAt := alignUp(rawAt+len(raw), 8)
-	for at := 8; at < len(data); at++ {
-		switch {
-		case at == preparedSumAt:
-			at = preparedHeader
-		case at == snapEnd:
-			at = offsAt
-		}
-		bad := bytes.Clone(data)
-		bad[at] ^= 0x10
-		if _, err := load(bad, len(raw)); err == nil {
-			t.Fatalf("byte %d of %d changed: loaded", at, len(data))
-		}
-	}
-	bad := bytes.Clone(data)
-	bad[rawAt] ^= 0xff // the stored BTF's magic
-	if _, err := load(bad, len(raw)); err == nil {
-		t.Error("stored BTF without its magic loaded")
 	}
 }
 
