@@ -57,10 +57,14 @@ func newDecodeCollections(info int) *decodeCollections {
 }
 
 // spliced says the units up to off are spliced, and starts the collection
-// due there, if any.
+// due there, if any: one, when a unit (an LTO input's merged walk) passes
+// more than one offset.
 func (c *decodeCollections) spliced(off uint64) {
-	if len(c.at) > 0 && off >= c.at[0] {
-		c.at = c.at[1:]
+	due := false
+	for len(c.at) > 0 && off >= c.at[0] {
+		c.at, due = c.at[1:], true
+	}
+	if due {
 		c.collect()
 	}
 }
