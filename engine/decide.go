@@ -29,15 +29,15 @@ func (e *Engine) DecideFunctions(ctx context.Context, fns []facts.Function, jobs
 }
 
 // Session evaluates the policies over one list of function groups, in
-// batches (as DecideFunctions cuts them), and builds each function's part of the input once for
-// every query it runs: SelectTrueSignature, then DecideFunctions, read the
+// batches (as DecideFunctions cuts them), and builds each function's part
+// of the input once for every query it runs: SelectTrueSignature, then DecideFunctions, read the
 // same input but for the functions marked Changed in between.
 // DecideFunctions, the last query, drops each piece's objects once it is
 // evaluated. It is not safe for concurrent use.
 type Session struct {
 	e      *Engine
 	fns    []facts.Function
-	jobs   int           // how many batches (batches)
+	jobs   int           // how many batches
 	terms  []*ast.Term   // each function's input object, once built
 	shared []*batchTerms // each batch's shared objects
 	index  map[int]int
@@ -48,7 +48,7 @@ type Session struct {
 // caller may change a function between queries, and must then call
 // Changed). jobs <= 0 means GOMAXPROCS.
 func (e *Engine) NewSession(fns []facts.Function, jobs int) *Session {
-	jobs = batches(jobs, len(fns))
+	jobs = batches(jobs, len(fns), e.minBatch)
 	s := &Session{e: e, fns: fns, jobs: jobs, terms: make([]*ast.Term, len(fns)), shared: make([]*batchTerms, jobs)}
 	for j := range s.shared {
 		s.shared[j] = newBatchTerms()
@@ -68,17 +68,17 @@ func (s *Session) Changed(i int) { s.terms[i] = nil }
 // batches saves half their time on the clock and costs one query more of
 // CPU, worth it from about 64. A small module's handful of functions is
 // one batch. Tests that check that decisions do not depend on the
-// batches lower it (smallBatches).
-var minBatch = 64
+// batches lower it (Engine.minBatch, smallBatches).
+const minBatch = 64
 
 // batches is how many batches n items are cut into with jobs workers
-// (jobs <= 0 means GOMAXPROCS): one per worker, each of at least
-// minBatch items, and at least one.
-func batches(jobs, n int) int {
+// (jobs <= 0 means GOMAXPROCS): one per worker, each of at least least
+// items, and at least one.
+func batches(jobs, n, least int) int {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	return max(min(jobs, n/max(minBatch, 1)), 1)
+	return max(min(jobs, n/max(least, 1)), 1)
 }
 
 // bounds is batch j's slice [lo, hi) of the functions.

@@ -213,11 +213,11 @@ func TestBatches(t *testing.T) {
 		{1, 45000, 1},
 		{3, 3*minBatch + 5, 3},
 	} {
-		if got := batches(c.jobs, c.n); got != c.want {
+		if got := batches(c.jobs, c.n, minBatch); got != c.want {
 			t.Errorf("batches(%d, %d) = %d, want %d", c.jobs, c.n, got, c.want)
 		}
 	}
-	if got := batches(0, 1<<20); got != runtime.GOMAXPROCS(0) {
+	if got := batches(0, 1<<20, minBatch); got != runtime.GOMAXPROCS(0) {
 		t.Errorf("batches(0, many) = %d, want GOMAXPROCS %d", got, runtime.GOMAXPROCS(0))
 	}
 }

@@ -118,12 +118,12 @@ func TestDenySeesSkipsAndEveryRule(t *testing.T) {
 // TestDenyErrorIndependentOfJobs: many violations are listed up to the
 // limit, in id order, whatever the batches.
 func TestDenyErrorIndependentOfJobs(t *testing.T) {
-	smallBatches(t)
 	e := newEngine(t, Config{
 		Features: features.Default(),
 		Modules:  []Module{{Name: "guard.rego", Source: guardRule}},
 		Data:     map[string]any{"deny": []any{"*"}, "allow_hiding_btf_ids": true}, // the user guard alone
 	})
+	smallBatches(e)
 	var fns []facts.Function
 	for i := range 25 {
 		fns = append(fns, fn(100-i, fmt.Sprintf("f%02d", i), btfID))

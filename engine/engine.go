@@ -57,7 +57,10 @@ type Engine struct {
 	// trueSig is the true_signature selection query, prepared only when
 	// some module or the configuration selects functions (see
 	// SelectsTrueSignature).
-	trueSig  *preparedQuery
+	trueSig *preparedQuery
+	// minBatch is the fewest items a batch of its own is given
+	// (minBatch; tests lower it).
+	minBatch int
 	features *ast.Term
 	input    *inputBuilder
 	// origins maps "kind.rule" (e.g. "skip.ambiguous_address") to the
@@ -139,6 +142,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		query:     query,
+		minBatch:  minBatch,
 		features:  featuresTerm(cfg.Features),
 		input:     input,
 		origins:   set.origins,

@@ -56,11 +56,7 @@ func rules(rs []Reason) []string {
 	return out
 }
 
-// smallBatches lets every item be a batch of its own until the test ends,
-// so that tests of a handful of functions or variables cut them in as many
-// batches as they ask for workers (minBatch).
-func smallBatches(t testing.TB) {
-	old := minBatch
-	minBatch = 1
-	t.Cleanup(func() { minBatch = old })
-}
+// smallBatches lets every item be a batch of its own for e, so that tests
+// of a handful of functions or variables cut them in as many batches as
+// they ask for workers (minBatch).
+func smallBatches(e *Engine) { e.minBatch = 1 }

@@ -50,7 +50,7 @@ true_signature.skipped[id] contains "skipped" if some id, _ in skip.ambiguous_ad
 		fn(4, "d", nil),
 		fn(5, "e", func(f *facts.Function) { f.AmbiguousAddr = true }),
 	}
-	smallBatches(t) // a batch per worker
+	smallBatches(e) // a batch per worker
 	for _, jobs := range []int{1, 2, 5} {
 		sel, err := e.SelectTrueSignature(context.Background(), fns, jobs)
 		if err != nil {

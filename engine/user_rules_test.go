@@ -218,10 +218,10 @@ skip.single[id] := "msg" if input.functions[id].name == "f"`,
 keep.flat contains "x" if input.functions[_].name == "f"`,
 			`keep.flat (bad.rego): want an object keyed by function id`},
 	}
-	smallBatches(t) // a batch per worker
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEngine(t, Config{Modules: []Module{{Name: "bad.rego", Source: tc.src}}})
+			smallBatches(e) // a batch per worker
 			for _, jobs := range []int{1, 2} {
 				_, err := e.DecideFunctions(context.Background(), []facts.Function{fn(1, "f", nil), fn(2, "g", nil)}, jobs)
 				if err == nil || !strings.Contains(err.Error(), tc.want) {

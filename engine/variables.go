@@ -70,7 +70,7 @@ func (e *Engine) decideVariables(ctx context.Context, vars []facts.Variable, job
 	if len(vars) == 0 {
 		return out, nil
 	}
-	jobs = batches(jobs, len(vars))
+	jobs = batches(jobs, len(vars), e.minBatch)
 	all, err := runBatches(ctx, jobs, func(ctx context.Context, j int) (batchReport, error) {
 		lo, hi := j*len(vars)/jobs, (j+1)*len(vars)/jobs
 		b := batch{out: out, index: index, lo: lo, hi: hi, origins: e.vars.origins}

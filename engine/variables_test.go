@@ -59,7 +59,7 @@ func TestDecideVariables(t *testing.T) {
 		variable(5, "big_but_wanted", func(v *facts.Variable) { v.Size = 4096 }),
 		variable(6, "empty", func(v *facts.Variable) { v.Size, v.PaholeSkip = 0, facts.VarSkipZeroSize }),
 	}
-	smallBatches(t) // a batch per worker
+	smallBatches(e) // a batch per worker
 	var first []Decision
 	for _, jobs := range []int{1, 3} {
 		ds, err := e.DecideVariables(context.Background(), vars, jobs)
