@@ -82,10 +82,11 @@ func slotIndex(h uint64, mask int) int {
 }
 
 // overlay returns an empty table over base, which is not changed after,
-// and whose ids are below baseIDs (the base's next id). base's slots and entries may be anything (a prepared base's file, checked
-// or not): the reads of them (baseHead, baseEntry) keep every index in
-// range and every chain going to older entries, so a damaged base gives
-// wrong candidates, never a panic or an endless walk.
+// and whose ids are below baseIDs (the base's next id). base's slots and
+// entries may be anything (a prepared base's file, checked or not): the
+// reads of them (baseHead, baseEntry) keep every index in range and every
+// chain going to older entries, so a damaged base gives wrong candidates,
+// never a panic or an endless walk.
 func overlay(base *candTable, baseIDs uint32) *candTable {
 	t := newCandTable(0)
 	t.base, t.nBase = base, int32(min(len(base.entries), maxMappedID))

@@ -289,7 +289,49 @@ func LoadPreparedFrom(data []byte, file, raw io.ReaderAt, rawLen int64) (*Types,
 	if raw == nil {
 		return nil, badPrepared("no base to compare with")
 	}
-	return loadPreparedFrom(data, file, raw, rawLen)
+	if err := checkPreparedData(data); err != nil {
+		return nil, err
+	}
+	// One allocation for the file's pieces and the base's (compare): a
+	// fresh heap page costs a fault.
+	bufs := make([]byte, 2*pieceSize)
+	s := &pieceReader{r: file, buf: bufs[:pieceSize:pieceSize], other: bufs[pieceSize:], tab: crc32.MakeTable(crc32.Castagnoli)}
+	hdr := s.next(preparedHeader)
+	if s.err != nil {
+		return nil, badPrepared("header: %v", s.err)
+	}
+	hdr = bytes.Clone(hdr)
+	l, err := preparedLayoutOf(hdr, uint64(len(data)), uint64(rawLen))
+	if err != nil {
+		return nil, err
+	}
+	var magic [2]byte
+	if _, err := raw.ReadAt(magic[:], 0); err != nil || !CanPrepare(magic[:]) {
+		return nil, badPrepared("not little-endian BTF")
+	}
+	s.crc = crc32.Checksum(hdr[:preparedSumAt], s.tab)
+	s.at, s.n = preparedHeader, 0 // the sum skips its own bytes
+	if err := s.checkTables(l); err != nil {
+		return nil, err
+	}
+	if err := s.compare(l, raw); err != nil {
+		return nil, err
+	}
+	if err := s.checkOffsets(l); err != nil {
+		return nil, err
+	}
+	for s.at+uint64(s.n) < l.size { // the index and the padding before it
+		s.next(int(min(pieceSize, l.size-s.at-uint64(s.n))))
+	}
+	if s.err != nil {
+		return nil, badPrepared("reading: %v", s.err)
+	}
+	if s.crc != l.sum {
+		return nil, badPrepared("checksum mismatch")
+	}
+	t := l.types(data)
+	t.prepChecked = true
+	return t, nil
 }
 
 // LoadPreparedTrusted is LoadPreparedFrom for a file known by other means
@@ -352,59 +394,6 @@ func checkPreparedData(data []byte) error {
 		return badPrepared("not 8-byte aligned")
 	}
 	return nil
-}
-
-// loadPreparedFrom is LoadPreparedFrom, comparing the stored BTF with raw
-// unless raw is nil.
-func loadPreparedFrom(data []byte, file, raw io.ReaderAt, rawLen int64) (*Types, error) {
-	if err := checkPreparedData(data); err != nil {
-		return nil, err
-	}
-	// One allocation for the file's pieces and the base's (compare): a
-	// fresh heap page costs a fault.
-	bufs := make([]byte, 2*pieceSize)
-	s := &pieceReader{r: file, buf: bufs[:pieceSize:pieceSize], other: bufs[pieceSize:], tab: crc32.MakeTable(crc32.Castagnoli)}
-	hdr := s.next(preparedHeader)
-	if s.err != nil {
-		return nil, badPrepared("header: %v", s.err)
-	}
-	hdr = bytes.Clone(hdr)
-	l, err := preparedLayoutOf(hdr, uint64(len(data)), uint64(rawLen))
-	if err != nil {
-		return nil, err
-	}
-	var magic [2]byte
-	if raw == nil {
-		_, err = file.ReadAt(magic[:], int64(l.rawAt)) // the stored BTF's
-	} else {
-		_, err = raw.ReadAt(magic[:], 0)
-	}
-	if err != nil || !CanPrepare(magic[:]) {
-		return nil, badPrepared("not little-endian BTF")
-	}
-	s.crc = crc32.Checksum(hdr[:preparedSumAt], s.tab)
-	s.at, s.n = preparedHeader, 0 // the sum skips its own bytes
-	if err := s.checkTables(l); err != nil {
-		return nil, err
-	}
-	if err := s.compare(l, raw); err != nil {
-		return nil, err
-	}
-	if err := s.checkOffsets(l); err != nil {
-		return nil, err
-	}
-	for s.at+uint64(s.n) < l.size { // the index and the padding before it
-		s.next(int(min(pieceSize, l.size-s.at-uint64(s.n))))
-	}
-	if s.err != nil {
-		return nil, badPrepared("reading: %v", s.err)
-	}
-	if s.crc != l.sum {
-		return nil, badPrepared("checksum mismatch")
-	}
-	t := l.types(data)
-	t.prepChecked = true
-	return t, nil
 }
 
 // pieceSize is how much of a prepared base LoadPreparedFrom reads at a
@@ -504,14 +493,10 @@ func (p *pieceReader) checkTables(l *preparedLayout) error {
 }
 
 // compare checks that the raw BTF stored at l.rawAt is raw's; it is not
-// in the sum. With raw nil it only moves past the stored BTF.
+// in the sum.
 func (p *pieceReader) compare(l *preparedLayout, raw io.ReaderAt) error {
 	other := p.other
 	p.skipTo(l.rawAt)
-	if raw == nil {
-		p.skipTo(l.offsAt)
-		return nil
-	}
 	for off := uint64(0); off < l.rawLen; {
 		n := int(min(pieceSize, l.rawLen-off))
 		p.at += uint64(p.n)

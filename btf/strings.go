@@ -212,9 +212,9 @@ func (x *strIndex) hash(str string) uint64 {
 // present, else the free slot where it belongs. It probes each slot at most
 // once, and reads a slot's offset only if the string fits in s's bytes: an
 // index read from a prepared base's file may be damaged (every slot used,
-// offsets outside the strings), and then a lookup misses (slot is then a
-// used one, which insert must not be given: an index insert fills keeps
-// free slots, a prepared base's is only read).
+// offsets outside the strings), and then a lookup misses. The slot of a
+// miss on a full index is a used one; only a prepared base's index can be
+// full, and it is only read, never given to insert.
 func (x *strIndex) find(h uint64, str string, s *Strings) (slot int, off uint32, ok bool) {
 	mask := len(x.slots) - 1
 	tag := h >> 32
