@@ -139,6 +139,10 @@ func (s *Deduplication) Advance(view *Types) error {
 			s.err = errors.New("btf: dedup: Advance with new types on a dedup that is not pipelined")
 			return s.err
 		}
+		if d.foldEnd != 0 {
+			s.err = errors.New("btf: dedup: Advance with new types after Fold")
+			return s.err
+		}
 		if err := d.extend(view, 0); err != nil {
 			s.err = fmt.Errorf("btf: dedup: %w", err)
 			return s.err
@@ -355,6 +359,14 @@ type deduper struct {
 
 	err error // first internal error (e.g. a cycle in the canonical map)
 
+	// fold, once types are folded (Deduplication.Fold), holds for each own
+	// id below foldEnd (index id-start) the canonical type typ reads
+	// instead, 0 for the id itself; foldEnd is 0 before. foldAll: the
+	// types of every kind are folded (after StartRefs).
+	fold    []uint32
+	foldEnd uint32
+	foldAll bool
+
 	pipe // state of a pipelined dedup (pipelined.go)
 }
 
@@ -560,6 +572,11 @@ func (d *deduper) typ(id uint32) []uint32 {
 	}
 	if id < d.lazyBase {
 		return d.baseTypes.typeAt(int(id - 1))
+	}
+	if id < d.foldEnd && id >= d.start {
+		if c := d.fold[id-d.start]; c != 0 {
+			id = c
+		}
 	}
 	s, e := d.offs[id-d.lazyBase], d.offs[id+1-d.lazyBase]
 	if s < d.baseLen {

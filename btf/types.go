@@ -34,6 +34,10 @@ type Types struct {
 
 	origin *Types // what a View was taken from, nil otherwise
 
+	// fold, once a dedup has folded the types (Deduplication.Fold),
+	// redirects the reads of folded types to their canonical types.
+	fold *folded
+
 	// valid counts the first own types known to refer only to existing
 	// types and string offsets: Parse checked them, or a Splicer made them.
 	// The dedup does not check them again.
@@ -75,7 +79,7 @@ func (t *Types) View() *Types {
 	if t.origin != nil {
 		origin = t.origin
 	}
-	v := &Types{Base: t.Base, err: t.err, origin: origin, valid: t.valid,
+	v := &Types{Base: t.Base, err: t.err, origin: origin, valid: t.valid, fold: t.fold,
 		words: t.words[:len(t.words):len(t.words)], offs: t.offs[:len(t.offs):len(t.offs)]}
 	if t.Strings != nil {
 		strs := Strings{base: t.Strings.base, start: t.Strings.start, deduped: t.Strings.deduped,
@@ -140,6 +144,9 @@ func (t *Types) raw(id TypeID) []uint32 {
 	i := int(id - first)
 	if i >= len(t.offs) {
 		return nil
+	}
+	if c, ok := t.foldedID(i); ok {
+		return t.raw(c)
 	}
 	start := t.offs[i]
 	end := uint32(len(t.words))

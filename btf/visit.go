@@ -63,6 +63,9 @@ func forEachField(w []uint32, l fieldLayout, fn func(p *uint32) bool) {
 
 // typeAt returns own type i's words (i counts from 0).
 func (t *Types) typeAt(i int) []uint32 {
+	if c, ok := t.foldedID(i); ok {
+		return t.raw(c)
+	}
 	start := t.offs[i]
 	end := uint32(len(t.words))
 	if i+1 < len(t.offs) {

@@ -1,6 +1,9 @@
 package encode
 
-import "runtime"
+import (
+	"runtime"
+	"runtime/debug"
+)
 
 // collectFrom is the size of .debug_info from which the encode collects
 // its garbage between phases (collectBetweenPhases). Below this size (most
@@ -19,8 +22,18 @@ const collectFrom = 4 << 20
 // that is where a kernel's peak RSS is; with one, they reuse its memory
 // (docs/performance.md, "Session 13: garbage between the phases" and
 // "Session 14: garbage the policies leave").
-func collectBetweenPhases(info int) {
-	if info >= collectFrom {
+//
+// With giveBack, the collection also gives the heap's free pages back to
+// the system (debug.FreeOSMemory). The decode's garbage is spread over
+// many small spans, which the facts' and policies' large arrays cannot
+// reuse: kept, it is resident memory nothing uses, on top of which those
+// phases grow ("Session 15: folding the spliced types").
+func collectBetweenPhases(info int, giveBack bool) {
+	switch {
+	case info < collectFrom:
+	case giveBack:
+		debug.FreeOSMemory()
+	default:
 		runtime.GC()
 	}
 }

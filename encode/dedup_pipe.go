@@ -14,13 +14,20 @@ import (
 // btf.Deduplication: a unit refers only to its own types and earlier ones,
 // so any run of whole units is a valid batch). Finish then runs, after the
 // functions phase, the passes that need every type.
+//
+// With fold, the goroutine folds the types after the last batch (see
+// foldFrom) before it starts the reference passes, and says so through
+// advanced; without, it resolves advanced at the same point, having
+// folded nothing.
 type dedupPipe struct {
-	mu     sync.Mutex
-	latest *btf.Types    // the newest View, nil once taken
-	notify chan struct{} // a View is waiting
-	closed chan struct{} // no more Views
-	once   sync.Once     // closes closed
-	ran    *future[pipeRun]
+	mu       sync.Mutex
+	latest   *btf.Types    // the newest View, nil once taken
+	notify   chan struct{} // a View is waiting
+	closed   chan struct{} // no more Views
+	once     sync.Once     // closes closed
+	fold     bool
+	advanced *future[int] // bytes the first fold gave back (-1: none)
+	ran      *future[pipeRun]
 }
 
 // pipeRun is what the dedup goroutine leaves: the dedup with every View
@@ -34,18 +41,21 @@ type pipeRun struct {
 // (empty, or holding only what comes before the units: for split BTF, the
 // setup takes in the base's types) with room for types more types
 // of words more words, then runs the passes as Views come.
-func startDedupPipe(all *btf.Types, types, words int) *dedupPipe {
-	p := &dedupPipe{notify: make(chan struct{}, 1), closed: make(chan struct{})}
+func startDedupPipe(all *btf.Types, types, words int, fold bool) *dedupPipe {
+	p := &dedupPipe{notify: make(chan struct{}, 1), closed: make(chan struct{}), fold: fold,
+		advanced: newFuture[int]()}
 	start := all.View()
 	p.ran = goFuture(func() (pipeRun, error) { return p.run(start, types, words) })
 	return p
 }
 
 // run is the dedup goroutine: it stops at the first error, and after the
-// last View it starts the reference passes.
+// last View it folds the types (with p.fold) and starts the reference
+// passes.
 func (p *dedupPipe) run(start *btf.Types, types, words int) (pipeRun, error) {
 	var r pipeRun
 	var err error
+	folded := -1
 	timed := func(step func() error) {
 		began := time.Now()
 		err = step()
@@ -70,6 +80,10 @@ func (p *dedupPipe) run(start *btf.Types, types, words int) (pipeRun, error) {
 			timed(func() error { return r.dd.Advance(v) })
 		}
 		if last {
+			if err == nil && p.fold {
+				timed(func() error { folded = r.dd.Fold(); return nil })
+			}
+			p.advanced.resolve(folded, nil)
 			if err == nil {
 				timed(r.dd.StartRefs)
 			}

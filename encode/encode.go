@@ -92,6 +92,10 @@ type Result struct {
 	// dropping types known from earlier units (btf.Splicer.DropKnown), ""
 	// if it was not: the output is the same, it only took longer.
 	KnownRedone string
+	// Folded is how many bytes of the spliced types' words the encode gave
+	// back to the system once the dedup had folded them (see foldFrom); 0
+	// when it did not fold.
+	Folded int
 	// ByteOrder is the input ELF's; write the BTF in it.
 	ByteOrder binary.ByteOrder
 	Functions []facts.Function

@@ -180,11 +180,11 @@ func (e *encoder) decode() error {
 			// nothing.
 			types += types/4 + 1024
 		}
-		e.pipe = startDedupPipe(e.all, int(e.all.NextID())+types, words)
+		e.pipe = startDedupPipe(e.all, int(e.all.NextID())+types, words, foldsAt(in.InfoSize, e.opts.Base != nil))
 	}
 	e.vars = newVarDecider(e.policy)
 	skippedRefs, err := e.convertUnits()
-	collectBetweenPhases(in.InfoSize)
+	collectBetweenPhases(in.InfoSize, true)
 	sd, serr := e.side.wait()
 	if serr != nil {
 		return serr // the ELF's error first, as when it was read first
@@ -195,6 +195,7 @@ func (e *encoder) decode() error {
 	e.elf = sd.elf
 	if e.pipe != nil {
 		e.pipe.close()
+		e.foldAfterDecode()
 	}
 	e.res.Units = len(in.Units)
 	if in.Groups != nil { // dwz's partial units are walked with their importers
@@ -255,7 +256,8 @@ func (e *encoder) decide() error {
 // functions appends the functions, the variables' decl tags and the
 // DATASECs that go in.
 func (e *encoder) functions() error {
-	collectBetweenPhases(e.in.InfoSize) // what the policies left
+	collectBetweenPhases(e.in.InfoSize, false) // what the policies left
+	e.foldRest()
 	if err := e.groups.Emit(e.include, e.extra); err != nil {
 		return fmt.Errorf("%s: %w", e.path, err)
 	}

@@ -1,0 +1,153 @@
+package btf
+
+import "unsafe"
+
+// Folding a pipelined dedup's types (Deduplication.Fold).
+//
+// Most of a kernel's spliced types are not canonical (1.6 M spliced, 0.1 M
+// canonical), and their words are the largest thing an encode holds after
+// its decode. Once a type's canonical type is final, no pass left reads
+// the type itself: a mapped type is resolved, not read, by the passes
+// after the one that mapped it, and compaction copies canonical types
+// only. Fold copies the words of the types it does not fold into an array
+// of their size, gives the old array's pages back to the operating system
+// as it goes, and from then on every read of a folded type, through t
+// (Type, Kind, Ref, ...) or in the dedup, reads its canonical type
+// instead: a reader that reaches a folded type gets its equivalent (same
+// name and shape, references to equivalent types; a forward declaration
+// reads as its struct or union, an enum declaration as its enum). A folded
+// type keeps its id and its place in the offsets, with no words.
+//
+// When the mapping is final:
+//
+//   - After the primitive and struct passes over the last batch (before
+//     StartRefs): for the types those passes map, INT, FLOAT, ENUM, ENUM64,
+//     STRUCT, UNION and TYPEDEF. No later pass maps them again (pipelined.go
+//     has the one way a later batch can, an enum taking over a declaration,
+//     and no batch comes after a Fold). Forward declarations wait for
+//     StartRefs, which resolves them to structs.
+//   - After StartRefs: every type taken in. Finish only adds the types
+//     appended since (functions, variables, sections: no kind of the
+//     passes before, which extend checks).
+
+// folded is what a Types reads folded types through.
+type folded struct {
+	// canon is, for each own type taken in by the dedup (index
+	// id-FirstID()), the canonical type to read instead of it, 0 for a
+	// type read as itself.
+	canon []uint32
+}
+
+// foldedID returns the id to read for own type i (index from 0) of t, and
+// whether that is another type's: its canonical type when i is folded.
+func (t *Types) foldedID(i int) (TypeID, bool) {
+	if t.fold == nil || i >= len(t.fold.canon) {
+		return 0, false
+	}
+	c := t.fold.canon[i]
+	return TypeID(c), c != 0
+}
+
+// Fold folds the types of a pipelined dedup whose canonical types are final
+// (see above) and returns how many bytes of the old words' pages it gave
+// back to the operating system: after the last Advance, the types of the
+// primitive and struct passes; after StartRefs, all the rest. It folds
+// only types without a base whose words the dedup reads in place, and
+// only when Finish will not start over; on any other dedup, before any
+// batch, or when nothing is left to fold, it does nothing and returns -1.
+// No batch may come after it. It must not run while another goroutine
+// reads the types (the dedup is the caller's goroutine's); Views taken
+// before it must not be read after it.
+func (s *Deduplication) Fold() int {
+	d := s.d
+	t := d.src
+	if s.err != nil || d.err != nil || !d.piped || !s.prepped || d.unsure != "" ||
+		t.Base != nil || !d.aliased || d.lazyBase != 0 || d.baseLen != 0 || d.start != 1 ||
+		int(d.n-d.start) != t.Len() || unsafe.SliceData(d.words) != unsafe.SliceData(t.words) {
+		return -1
+	}
+	all := s.refsStarted
+	if d.fold == nil {
+		d.fold = make([]uint32, d.n-d.start)
+	} else if d.foldEnd != d.n || d.foldAll || !all {
+		return -1 // folded already, or types came since
+	}
+	canon := d.fold
+	kept := 0 // words of the types not folded
+	for i := range canon {
+		id := d.start + uint32(i)
+		if canon[i] == 0 {
+			switch d.kinds[id] {
+			case KindInt, KindFloat, KindEnum, KindEnum64, KindStruct, KindUnion, KindTypedef:
+				canon[i] = d.foldTo(id)
+			default:
+				if all {
+					canon[i] = d.foldTo(id)
+				}
+			}
+		}
+		if canon[i] == 0 {
+			kept += int(d.offs[id+1] - d.offs[id])
+		}
+	}
+	if d.err != nil { // a cycle in the canonical map
+		return -1
+	}
+	// Room for what Finish's caller appends: the function types and
+	// sections, a small share of a kernel's types.
+	old := t.words
+	words := make([]uint32, 0, kept+max(kept/8, 1<<16))
+	released, done := 0, 0 // old[:done] is given back
+	for i := range canon {
+		id := d.start + uint32(i)
+		from, to := d.offs[id], d.offs[id+1]
+		d.offs[id], t.offs[i] = uint32(len(words)), uint32(len(words))
+		if canon[i] == 0 {
+			words = append(words, old[from:to]...)
+		}
+		if int(to)-done >= releaseStep {
+			released += releaseWords(old[done:to])
+			done = int(to)
+		}
+	}
+	released += releaseWords(old[done:])
+	d.offs[d.n] = uint32(len(words))
+	t.words, d.words = words, words
+	t.fold = &folded{canon: canon}
+	d.foldEnd, d.foldAll = d.n, all
+	return released
+}
+
+// releaseStep is how many words Fold copies between two releases of the
+// old words' pages: the new array grows while the old one shrinks, and the
+// two together stay near the old one's size.
+const releaseStep = 1 << 18
+
+// foldTo returns the canonical type to read for id, 0 for id itself (it is
+// canonical, or no pass maps its kind).
+func (d *deduper) foldTo(id uint32) uint32 {
+	if c := d.canonOf(id); c == id || c > maxMappedID {
+		return 0
+	}
+	if c := d.resolve(id); c != id {
+		return c
+	}
+	return 0
+}
+
+// releaseWords gives the whole pages within w, which nothing reads any
+// more, back to the operating system (releasePages) and returns how many
+// bytes that was.
+func releaseWords(w []uint32) int {
+	page := uintptr(pageSize())
+	if len(w) == 0 || page == 0 {
+		return 0
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(w)))
+	end := start + uintptr(len(w))*4
+	lo, hi := (start+page-1)&^(page-1), end&^(page-1)
+	if hi <= lo {
+		return 0
+	}
+	return releasePages(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w)), lo-start), int(hi-lo))
+}
