@@ -13,28 +13,23 @@ import (
 const collectFrom = 4 << 20
 
 // collectBetweenPhases runs a collection if the input's .debug_info (info
-// bytes) is at least collectFrom. The encode calls it where a phase leaves
+// bytes) is at least collectFrom, and gives the heap's free pages back to
+// the system (debug.FreeOSMemory). The encode calls it where a phase leaves
 // much garbage and the phases after it allocate: when the decode ends (the
 // workers' tables, fragments and readers) and when the policies have
 // decided (their inputs, built as OPA terms). Without a collection the
 // heap grows into fresh pages for the next phases' facts, function types
 // and dedup tables while that garbage waits for the next collection, and
-// that is where a kernel's peak RSS is; with one, they reuse its memory
-// (docs/performance.md, "Session 13: garbage between the phases" and
-// "Session 14: garbage the policies leave").
-//
-// With giveBack, the collection also gives the heap's free pages back to
-// the system (debug.FreeOSMemory). The decode's garbage is spread over
-// many small spans, which the facts' and policies' large arrays cannot
-// reuse: kept, it is resident memory nothing uses, on top of which those
-// phases grow ("Session 15: folding the spliced types").
-func collectBetweenPhases(info int, giveBack bool) {
-	switch {
-	case info < collectFrom:
-	case giveBack:
+// that is where a kernel's peak RSS is; with one, they can reuse its
+// memory (docs/performance.md, "Session 13: garbage between the phases"
+// and "Session 14: garbage the policies leave"). They reuse little of it:
+// the garbage is spread over many small spans, which the next phases'
+// large arrays cannot take, so kept it is resident memory nothing uses,
+// on top of which those phases grow ("Session 15: folding the spliced
+// types"). Giving it back costs a few milliseconds of page faults.
+func collectBetweenPhases(info int) {
+	if info >= collectFrom {
 		debug.FreeOSMemory()
-	default:
-		runtime.GC()
 	}
 }
 

@@ -184,7 +184,7 @@ func (e *encoder) decode() error {
 	}
 	e.vars = newVarDecider(e.policy)
 	skippedRefs, err := e.convertUnits()
-	collectBetweenPhases(in.InfoSize, true)
+	collectBetweenPhases(in.InfoSize)
 	sd, serr := e.side.wait()
 	if serr != nil {
 		return serr // the ELF's error first, as when it was read first
@@ -256,7 +256,7 @@ func (e *encoder) decide() error {
 // functions appends the functions, the variables' decl tags and the
 // DATASECs that go in.
 func (e *encoder) functions() error {
-	collectBetweenPhases(e.in.InfoSize, false) // what the policies left
+	collectBetweenPhases(e.in.InfoSize) // what the policies left
 	e.foldRest()
 	if err := e.groups.Emit(e.include, e.extra); err != nil {
 		return fmt.Errorf("%s: %w", e.path, err)
