@@ -49,32 +49,36 @@ func (t *Types) foldedID(i int) (TypeID, bool) {
 }
 
 // Fold folds the types of a pipelined dedup whose canonical types are final
-// (see above) and returns how many bytes of the old words' pages it gave
-// back to the operating system: after the last Advance, the types of the
-// primitive and struct passes; after StartRefs, all the rest. It folds
-// only types without a base whose words the dedup reads in place, and
-// only when Finish will not start over; on any other dedup, before any
-// batch, or when nothing is left to fold, it does nothing and returns -1.
+// (see above) and returns how many it folded and how many bytes of the old
+// words' pages it gave back to the operating system: after the last
+// Advance, the types of the primitive and struct passes; after StartRefs,
+// all the rest. It folds only types without a base whose words the dedup
+// reads in place, and only when Finish will not start over; on any other
+// dedup, before any batch, or when nothing is left to fold, it does
+// nothing and returns -1 types.
 // No batch may come after it. It must not run while another goroutine
 // reads the types (the dedup is the caller's goroutine's); Views taken
 // before it must not be read after it.
-func (s *Deduplication) Fold() int {
+func (s *Deduplication) Fold() (types, released int) {
 	d := s.d
 	t := d.src
 	if s.err != nil || d.err != nil || !d.piped || !s.prepped || d.unsure != "" ||
 		t.Base != nil || !d.aliased || d.lazyBase != 0 || d.baseLen != 0 || d.start != 1 ||
 		int(d.n-d.start) != t.Len() || unsafe.SliceData(d.words) != unsafe.SliceData(t.words) {
-		return -1
+		return -1, 0
 	}
 	all := s.refsStarted
 	if d.fold == nil {
 		d.fold = make([]uint32, d.n-d.start)
 	} else if d.foldEnd != d.n || d.foldAll || !all {
-		return -1 // folded already, or types came since
+		return -1, 0 // folded already, or types came since
 	}
 	canon := d.fold
-	kept := 0 // words of the types not folded
+	kept, before := 0, 0 // words of the types not folded; types folded before
 	for i := range canon {
+		if canon[i] != 0 {
+			before++
+		}
 		id := d.start + uint32(i)
 		if canon[i] == 0 {
 			switch d.kinds[id] {
@@ -88,16 +92,18 @@ func (s *Deduplication) Fold() int {
 		}
 		if canon[i] == 0 {
 			kept += int(d.offs[id+1] - d.offs[id])
+		} else {
+			types++
 		}
 	}
 	if d.err != nil { // a cycle in the canonical map
-		return -1
+		return -1, 0
 	}
 	// Room for what Finish's caller appends: the function types and
 	// sections, a small share of a kernel's types.
 	old := t.words
 	words := make([]uint32, 0, kept+max(kept/8, 1<<16))
-	released, done := 0, 0 // old[:done] is given back
+	done := 0 // old[:done] is given back
 	for i := range canon {
 		id := d.start + uint32(i)
 		from, to := d.offs[id], d.offs[id+1]
@@ -115,7 +121,7 @@ func (s *Deduplication) Fold() int {
 	t.words, d.words = words, words
 	t.fold = &folded{canon: canon}
 	d.foldEnd, d.foldAll = d.n, all
-	return released
+	return types - before, released
 }
 
 // releaseStep is how many words Fold copies between two releases of the

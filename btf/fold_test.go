@@ -28,26 +28,29 @@ func pipeUnits(t *testing.T, units []*Types, early bool) (*Types, *Deduplication
 			t.Fatal(err)
 		}
 	}
-	got := -1
+	released := -1
 	if early {
 		before := snapshotTypes(piped)
-		got = s.Fold()
+		types, n := s.Fold()
 		switch {
-		case s.d.unsure != "" && got != -1:
-			t.Fatalf("Fold after the last batch of a dedup that starts over = %d, want -1", got)
-		case s.d.unsure == "" && got < 0:
-			t.Fatalf("Fold after the last batch = %d, want it done", got)
-		case got >= 0:
-			foldsToEquivalent(t, "after the last batch", before, piped)
-			if again := s.Fold(); again != -1 {
-				t.Fatalf("a second Fold before StartRefs = %d, want -1", again)
+		case s.d.unsure != "" && types != -1:
+			t.Fatalf("Fold after the last batch of a dedup that starts over folded %d types, want -1", types)
+		case s.d.unsure == "" && types < 0:
+			t.Fatalf("Fold after the last batch did nothing, want it done")
+		case types >= 0:
+			released = n
+			if changed := foldsToEquivalent(t, "after the last batch", before, piped); changed > types {
+				t.Fatalf("Fold after the last batch folded %d types, but %d read otherwise", types, changed)
+			}
+			if again, _ := s.Fold(); again != -1 {
+				t.Fatalf("a second Fold before StartRefs folded %d types, want -1", again)
 			}
 		}
 	}
 	if err := s.StartRefs(); err != nil {
 		t.Fatal(err)
 	}
-	return piped, s, got
+	return piped, s, released
 }
 
 // snapshotTypes copies the words each own type of t reads as now.
@@ -130,19 +133,23 @@ func TestDedupFoldMatchesDedup(t *testing.T) {
 		// struct pass decided, then the rest after the reference pass.
 		piped, s, _ := pipeUnits(t, units, seed%2 == 0)
 		before := snapshotTypes(piped)
-		released := s.Fold()
+		types, _ := s.Fold()
 		switch {
-		case s.d.unsure != "" && released != -1:
-			t.Fatalf("seed %d: Fold of a dedup that starts over = %d, want -1", seed, released)
-		case s.d.unsure == "" && released < 0:
-			t.Fatalf("seed %d: Fold after StartRefs = %d, want it done", seed, released)
-		case released >= 0:
+		case s.d.unsure != "" && types != -1:
+			t.Fatalf("seed %d: Fold of a dedup that starts over folded %d types, want -1", seed, types)
+		case s.d.unsure == "" && types < 0:
+			t.Fatalf("seed %d: Fold after StartRefs did nothing, want it done", seed)
+		case types >= 0:
 			foldedSeeds++
-			if foldsToEquivalent(t, fmt.Sprintf("seed %d", seed), before, piped) > 0 {
+			changed := foldsToEquivalent(t, fmt.Sprintf("seed %d", seed), before, piped)
+			if changed > types {
+				t.Fatalf("seed %d: Fold folded %d types, but %d read otherwise", seed, types, changed)
+			}
+			if changed > 0 {
 				foldedTypes++
 			}
-			if again := s.Fold(); again != -1 {
-				t.Fatalf("seed %d: a second Fold = %d, want -1", seed, again)
+			if again, _ := s.Fold(); again != -1 {
+				t.Fatalf("seed %d: a second Fold folded %d types, want -1", seed, again)
 			}
 		}
 		appendFuncTypes(piped, 1+int(seed%4))
@@ -192,9 +199,9 @@ func TestDedupFoldReleasesPages(t *testing.T) {
 	for _, early := range []bool{false, true} {
 		what := fmt.Sprintf("early fold %v", early)
 		piped, s, first := pipeUnits(t, units, early)
-		released := s.Fold()
-		if released < 0 {
-			t.Fatalf("%s: Fold after StartRefs = %d, want it done", what, released)
+		types, released := s.Fold()
+		if types < 0 {
+			t.Fatalf("%s: Fold after StartRefs did nothing, want it done", what)
 		}
 		// 39 copies of a 1201-member struct: about 560 KB of folded
 		// words, nearly all of them the struct pass's (INT and STRUCT).
@@ -237,8 +244,8 @@ func TestDedupFoldRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Fold(); got != -1 {
-		t.Errorf("Fold before any batch = %d, want -1", got)
+	if got, _ := s.Fold(); got != -1 {
+		t.Errorf("Fold before any batch folded %d types, want -1", got)
 	}
 	rng := rand.New(rand.NewPCG(5, 0xf01d))
 	for range 2 {
@@ -249,8 +256,8 @@ func TestDedupFoldRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := s.Fold(); got < 0 {
-		t.Fatalf("Fold after two batches = %d, want it done", got)
+	if got, _ := s.Fold(); got < 0 {
+		t.Fatalf("Fold after two batches did nothing, want it done")
 	}
 	if err := piped.Append(randomCU(rng), nil); err != nil {
 		t.Fatal(err)
@@ -266,8 +273,8 @@ func TestDedupFoldRefused(t *testing.T) {
 	if err := plain.Structs(); err != nil {
 		t.Fatal(err)
 	}
-	if got := plain.Fold(); got != -1 {
-		t.Errorf("Fold of a dedup that is not pipelined = %d, want -1", got)
+	if got, _ := plain.Fold(); got != -1 {
+		t.Errorf("Fold of a dedup that is not pipelined folded %d types, want -1", got)
 	}
 
 	base, err := Dedup(randomCUs(6, 3))
@@ -288,7 +295,7 @@ func TestDedupFoldRefused(t *testing.T) {
 	if err := ss.StartRefs(); err != nil {
 		t.Fatal(err)
 	}
-	if got := ss.Fold(); got != -1 {
-		t.Errorf("Fold of split types = %d, want -1", got)
+	if got, _ := ss.Fold(); got != -1 {
+		t.Errorf("Fold of split types folded %d types, want -1", got)
 	}
 }

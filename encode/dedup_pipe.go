@@ -26,7 +26,7 @@ type dedupPipe struct {
 	closed   chan struct{} // no more Views
 	once     sync.Once     // closes closed
 	fold     bool
-	advanced *future[int] // bytes the first fold gave back (-1: none)
+	advanced *future[folding] // what the first fold did
 	ran      *future[pipeRun]
 }
 
@@ -43,7 +43,7 @@ type pipeRun struct {
 // of words more words, then runs the passes as Views come.
 func startDedupPipe(all *btf.Types, types, words int, fold bool) *dedupPipe {
 	p := &dedupPipe{notify: make(chan struct{}, 1), closed: make(chan struct{}), fold: fold,
-		advanced: newFuture[int]()}
+		advanced: newFuture[folding]()}
 	start := all.View()
 	p.ran = goFuture(func() (pipeRun, error) { return p.run(start, types, words) })
 	return p
@@ -55,7 +55,7 @@ func startDedupPipe(all *btf.Types, types, words int, fold bool) *dedupPipe {
 func (p *dedupPipe) run(start *btf.Types, types, words int) (pipeRun, error) {
 	var r pipeRun
 	var err error
-	folded := -1
+	folded := folding{types: -1}
 	timed := func(step func() error) {
 		began := time.Now()
 		err = step()
@@ -81,7 +81,7 @@ func (p *dedupPipe) run(start *btf.Types, types, words int) (pipeRun, error) {
 		}
 		if last {
 			if err == nil && p.fold {
-				timed(func() error { folded = r.dd.Fold(); return nil })
+				timed(func() error { folded.types, folded.released = r.dd.Fold(); return nil })
 			}
 			p.advanced.resolve(folded, nil)
 			if err == nil {

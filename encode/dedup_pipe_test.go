@@ -18,8 +18,8 @@ func TestDedupPipeSetupError(t *testing.T) {
 	}
 	p := startDedupPipe(all, 16, 64, true)
 	p.close()
-	if n, _ := p.advanced.wait(); n != -1 {
-		t.Errorf("the pipe folded %d bytes of broken types", n)
+	if f, _ := p.advanced.wait(); f.types != -1 {
+		t.Errorf("the pipe folded %d broken types", f.types)
 	}
 	if out, _, err := p.finish(); err == nil {
 		t.Fatalf("finish set up a dedup of broken types (%d types out)", out.Len())

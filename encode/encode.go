@@ -70,6 +70,9 @@ type Options struct {
 	// keepInfo keeps a module's relocated .debug_info whole until the
 	// encode returns (loader.Input.KeepInfo), for tests.
 	keepInfo bool
+	// foldAlways folds the types of an input without a base whatever the
+	// size of its .debug_info (see foldFrom), for tests.
+	foldAlways bool
 }
 
 // Result is the encoded BTF and what it took.
@@ -92,10 +95,11 @@ type Result struct {
 	// dropping types known from earlier units (btf.Splicer.DropKnown), ""
 	// if it was not: the output is the same, it only took longer.
 	KnownRedone string
-	// Folded is how many bytes of the spliced types' words the encode gave
-	// back to the system once the dedup had folded them (see foldFrom); 0
+	// FoldedTypes is how many spliced types the encode folded into their
+	// canonical types once the dedup had decided them (see foldFrom), and
+	// Folded how many bytes of their words it gave back to the system; 0
 	// when it did not fold.
-	Folded int
+	FoldedTypes, Folded int
 	// ByteOrder is the input ELF's; write the BTF in it.
 	ByteOrder binary.ByteOrder
 	Functions []facts.Function

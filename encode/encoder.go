@@ -180,7 +180,7 @@ func (e *encoder) decode() error {
 			// nothing.
 			types += types/4 + 1024
 		}
-		e.pipe = startDedupPipe(e.all, int(e.all.NextID())+types, words, foldsAt(in.InfoSize, e.opts.Base != nil))
+		e.pipe = startDedupPipe(e.all, int(e.all.NextID())+types, words, e.opts.folds(in.InfoSize))
 	}
 	e.vars = newVarDecider(e.policy)
 	skippedRefs, err := e.convertUnits()

@@ -7,9 +7,9 @@ package encode
 // would cost more than it gives.
 const foldFrom = 64 << 20
 
-// foldsAt reports whether an encode of an input with info bytes of
-// .debug_info, on a base or not, folds its types.
-func foldsAt(info int, split bool) bool { return !split && info >= foldFrom }
+// folds reports whether an encode of an input with info bytes of
+// .debug_info folds its types.
+func (o *Options) folds(info int) bool { return o.Base == nil && (info >= foldFrom || o.foldAlways) }
 
 // Folding, in two steps (docs/performance.md, "Session 15: folding the
 // spliced types"):
@@ -27,13 +27,24 @@ func foldsAt(info int, split bool) bool { return !split && info >= foldFrom }
 // facts phase compares and prints prototypes through types of the same
 // names and shapes, and decides the same.
 
+// folding is what a fold did: how many types it folded (-1: it did not
+// fold) and how many bytes it gave back.
+type folding struct{ types, released int }
+
+// add records f in res.
+func (f folding) add(res *Result) {
+	if f.types >= 0 {
+		res.FoldedTypes += f.types
+		res.Folded += f.released
+	}
+}
+
 // foldAfterDecode waits for the dedup's goroutine to fold the types after
-// the last unit, and records what it gave back.
+// the last unit, and records what it did.
 func (e *encoder) foldAfterDecode() {
 	if e.pipe != nil && e.pipe.fold {
-		if n, _ := e.pipe.advanced.wait(); n > 0 {
-			e.res.Folded += n
-		}
+		f, _ := e.pipe.advanced.wait()
+		f.add(e.res)
 	}
 }
 
@@ -44,8 +55,8 @@ func (e *encoder) foldRest() {
 		return
 	}
 	if r, err := e.pipe.wait(); err == nil && r.dd != nil {
-		if n := r.dd.Fold(); n > 0 {
-			e.res.Folded += n
-		}
+		var f folding
+		f.types, f.released = r.dd.Fold()
+		f.add(e.res)
 	}
 }
