@@ -74,24 +74,21 @@ func (s *Deduplication) Fold() (types, released int) {
 		return -1, 0 // folded already, or types came since
 	}
 	canon := d.fold
+	// lazyBase is 0: the per-id arrays are indexed by id.
+	kinds, offs := d.kinds[d.start:d.n], d.offs[d.start:d.n+1]
 	kept, before := 0, 0 // words of the types not folded; types folded before
-	for i := range canon {
-		if canon[i] != 0 {
+	for i, c := range canon {
+		if c != 0 {
 			before++
+			types++
+			continue
 		}
-		id := d.start + uint32(i)
-		if canon[i] == 0 {
-			switch d.kinds[id] {
-			case KindInt, KindFloat, KindEnum, KindEnum64, KindStruct, KindUnion, KindTypedef:
-				canon[i] = d.foldTo(id)
-			default:
-				if all {
-					canon[i] = d.foldTo(id)
-				}
-			}
+		if all || structPassKind(kinds[i]) {
+			c = d.foldTo(d.start + uint32(i))
+			canon[i] = c
 		}
-		if canon[i] == 0 {
-			kept += int(d.offs[id+1] - d.offs[id])
+		if c == 0 {
+			kept += int(offs[i+1] - offs[i])
 		} else {
 			types++
 		}
@@ -129,13 +126,28 @@ func (s *Deduplication) Fold() (types, released int) {
 // two together stay near the old one's size.
 const releaseStep = 1 << 18
 
-// foldTo returns the canonical type to read for id, 0 for id itself (it is
-// canonical, or no pass maps its kind).
-func (d *deduper) foldTo(id uint32) uint32 {
-	if c := d.canonOf(id); c == id || c > maxMappedID {
-		return 0
+// structPassKind reports whether the primitive or the struct pass decides
+// the canonical type of a type of kind k (forward declarations excepted:
+// StartRefs resolves them).
+func structPassKind(k Kind) bool {
+	switch k {
+	case KindInt, KindFloat, KindEnum, KindEnum64, KindStruct, KindUnion, KindTypedef:
+		return true
 	}
-	if c := d.resolve(id); c != id {
+	return false
+}
+
+// foldTo returns the canonical type to read for id, 0 for id itself (it is
+// canonical, or no pass maps its kind). lazyBase is 0.
+func (d *deduper) foldTo(id uint32) uint32 {
+	c := d.canon[id]
+	switch {
+	case c == id || c > maxMappedID:
+		return 0
+	case d.canon[c] == c: // the usual chain, one step to a canonical type
+		return c
+	}
+	if c = d.resolve(id); c != id {
 		return c
 	}
 	return 0

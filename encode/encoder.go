@@ -184,7 +184,6 @@ func (e *encoder) decode() error {
 	}
 	e.vars = newVarDecider(e.policy)
 	skippedRefs, err := e.convertUnits()
-	collectBetweenPhases(in.InfoSize)
 	sd, serr := e.side.wait()
 	if serr != nil {
 		return serr // the ELF's error first, as when it was read first
@@ -197,6 +196,10 @@ func (e *encoder) decode() error {
 		e.pipe.close()
 		e.foldAfterDecode()
 	}
+	// After the fold: the collection also frees the folded words' array,
+	// which the heap would otherwise count as live until the next one (the
+	// policies' memory limit is set from the heap, engine.Limits).
+	collectBetweenPhases(in.InfoSize)
 	e.res.Units = len(in.Units)
 	if in.Groups != nil { // dwz's partial units are walked with their importers
 		e.res.Units = len(in.Groups)
