@@ -90,18 +90,7 @@ func TestDedupPipelinedMatchesDedup(t *testing.T) {
 	}()
 	for seed := range uint64(seeds) {
 		base := seedBase(t, seed)
-		var units []*Types
-		if seed%2 == 0 {
-			s := newCUSynth(randomCUs(seed, 3), seed)
-			for range 8 {
-				units = append(units, s.unit())
-			}
-		} else {
-			rng := rand.New(rand.NewPCG(seed, 0xd1ce))
-			for range 8 {
-				units = append(units, randomCU(rng))
-			}
-		}
+		units := seedUnits(seed, 0xd1ce)
 		empty := func() *Types {
 			if base == nil {
 				return NewTypes(NewStrings())
@@ -166,6 +155,25 @@ func TestDedupPipelinedMatchesDedup(t *testing.T) {
 		}
 		sameBTF(t, fmt.Sprintf("seed %d: pipelined dedup", seed), got, want)
 	}
+}
+
+// seedUnits returns the eight units of a pipelined dedup's test for seed:
+// for even seeds, units that share types and names as a kernel's do
+// (newCUSynth), for odd ones random units drawn with salt.
+func seedUnits(seed, salt uint64) []*Types {
+	var units []*Types
+	if seed%2 == 0 {
+		s := newCUSynth(randomCUs(seed, 3), seed)
+		for range 8 {
+			units = append(units, s.unit())
+		}
+		return units
+	}
+	rng := rand.New(rand.NewPCG(seed, salt))
+	for range 8 {
+		units = append(units, randomCU(rng))
+	}
+	return units
 }
 
 // seedBase returns, for one seed in three, a random deduplicated base for

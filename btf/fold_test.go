@@ -73,7 +73,7 @@ func foldsToEquivalent(t *testing.T, what string, before [][]uint32, after *Type
 		id := after.FirstID() + TypeID(i)
 		got := after.Type(id)
 		was := Type{ID: id, w: w}
-		if slicesEqual(got.w, w) {
+		if equalWords(got.w, w) {
 			continue
 		}
 		folded++
@@ -90,18 +90,6 @@ func foldsToEquivalent(t *testing.T, what string, before [][]uint32, after *Type
 	return folded
 }
 
-func slicesEqual(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // TestDedupFoldMatchesDedup: folding after the reference pass changes
 // nothing Finish makes (the function types appended after it read folded
 // types), and every folded type reads as an equivalent one.
@@ -109,18 +97,7 @@ func TestDedupFoldMatchesDedup(t *testing.T) {
 	const seeds = 200
 	foldedSeeds, foldedTypes := 0, 0
 	for seed := range uint64(seeds) {
-		var units []*Types
-		if seed%2 == 0 {
-			s := newCUSynth(randomCUs(seed, 3), seed)
-			for range 8 {
-				units = append(units, s.unit())
-			}
-		} else {
-			rng := rand.New(rand.NewPCG(seed, 0xf01d))
-			for range 8 {
-				units = append(units, randomCU(rng))
-			}
-		}
+		units := seedUnits(seed, 0xf01d)
 		full := NewTypes(NewStrings())
 		for _, u := range units {
 			if err := full.Append(u, nil); err != nil {

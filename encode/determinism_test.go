@@ -109,6 +109,18 @@ func firstDiff(a, b []byte) int {
 	return -1
 }
 
+// sameFacts fails t unless got's function facts and instances print as
+// want's, which wantName names.
+func sameFacts(t *testing.T, got, want *Result, wantName string) {
+	t.Helper()
+	if g, w := fmt.Sprintf("%+v", got.Functions), fmt.Sprintf("%+v", want.Functions); g != w {
+		t.Errorf("function facts differ from %s (%d vs %d bytes printed)", wantName, len(g), len(w))
+	}
+	if g, w := fmt.Sprintf("%+v", got.Instances), fmt.Sprintf("%+v", want.Instances); g != w {
+		t.Errorf("instances differ from %s (%d vs %d bytes printed)", wantName, len(g), len(w))
+	}
+}
+
 // sameDecisions fails unless both encodes decided the same function groups
 // the same way, with the same final reasons.
 func sameDecisions(t *testing.T, got, want *Result) {

@@ -2,7 +2,6 @@ package encode
 
 import (
 	"encoding/binary"
-	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -47,12 +46,7 @@ func TestFoldChangesNothing(t *testing.T) {
 			}
 			sameBytes(t, gotRaw, wantRaw, nil, "the encode without folding")
 			sameDecisions(t, got, want)
-			if g, w := fmt.Sprintf("%+v", got.Functions), fmt.Sprintf("%+v", want.Functions); g != w {
-				t.Errorf("function facts differ from the encode without folding (%d vs %d bytes printed)", len(g), len(w))
-			}
-			if g, w := fmt.Sprintf("%+v", got.Instances), fmt.Sprintf("%+v", want.Instances); g != w {
-				t.Errorf("instances differ from the encode without folding (%d vs %d bytes printed)", len(g), len(w))
-			}
+			sameFacts(t, got, want, "the encode without folding")
 		})
 	}
 	// The programs of several units repeat types across them; an object
