@@ -34,6 +34,11 @@ type summary struct {
 	DedupRestarted string      `json:"dedup_restarted,omitempty"`
 	KnownDropped   int         `json:"known_dropped"`
 	KnownRedone    string      `json:"known_redone,omitempty"`
+	// FoldedTypes and FoldedBytes: the spliced types folded into their
+	// canonical ones once deduplicated, and the bytes of their words given
+	// back (kernel-sized inputs; encode.Result.FoldedTypes).
+	FoldedTypes int `json:"folded_types,omitempty"`
+	FoldedBytes int `json:"folded_bytes,omitempty"`
 	// BaseCached: the base BTF came prepared from the base cache.
 	BaseCached bool     `json:"base_cached,omitempty"`
 	Total      float64  `json:"total_seconds"`
@@ -91,6 +96,7 @@ func newSummary(input, output string, set features.Set, res *encode.Result, size
 	}
 	s.DedupRestarted = res.DedupRestarted
 	s.KnownDropped, s.KnownRedone = res.Known, res.KnownRedone
+	s.FoldedTypes, s.FoldedBytes = res.FoldedTypes, res.Folded
 	return s
 }
 
