@@ -99,11 +99,10 @@ func (s *Deduplication) Fold() (types, released int) {
 	// Room for what is appended before Finish: the function types and
 	// sections, few against a kernel's spliced types but about as many
 	// words as its canonical ones (a prototype and a FUNC per function:
-	// with an eighth of room, appending them grew the array three times,
-	// 11 MB copied on the corpus kernel). Room never written costs address
-	// space, not memory. The first Fold leaves little: the second copies
-	// again.
-	room := max(kept/16, 1<<16)
+	// with an eighth of the canonical words as room, appending them grew
+	// the array three times, 11 MB copied on the corpus kernel). Room
+	// never written costs address space, not memory.
+	room := max(kept/4, 1<<16)
 	if all {
 		room = max(kept, 1<<16)
 	}

@@ -260,7 +260,6 @@ func (e *encoder) decide() error {
 // DATASECs that go in.
 func (e *encoder) functions() error {
 	collectBetweenPhases(e.in.InfoSize) // what the policies left
-	e.foldRest()
 	if err := e.groups.Emit(e.include, e.extra); err != nil {
 		return fmt.Errorf("%s: %w", e.path, err)
 	}
