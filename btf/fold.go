@@ -1,6 +1,10 @@
 package btf
 
-import "unsafe"
+import (
+	"sort"
+	"sync"
+	"unsafe"
+)
 
 // Folding a pipelined dedup's types (Deduplication.Fold).
 //
@@ -76,8 +80,15 @@ func (s *Deduplication) Fold() (types, released int) {
 	canon := d.fold
 	// lazyBase is 0: the per-id arrays are indexed by id.
 	kinds, offs := d.kinds[d.start:d.n], d.offs[d.start:d.n+1]
-	kept, before := 0, 0 // words of the types not folded; types folded before
+	// The copy runs in two halves at once, split at the type where the
+	// second half of the old words starts; keptMid is what the first half
+	// keeps.
+	mid := sort.Search(len(canon), func(i int) bool { return int(offs[i]) >= len(t.words)/2 })
+	kept, keptMid, before := 0, 0, 0 // words of the types not folded; types folded before
 	for i, c := range canon {
+		if i == mid {
+			keptMid = kept
+		}
 		if c != 0 {
 			before++
 			types++
@@ -106,27 +117,46 @@ func (s *Deduplication) Fold() (types, released int) {
 	if all {
 		room = max(kept, 1<<16)
 	}
+	words := make([]uint32, kept, kept+room)
+	midOff, endOff := offs[mid], offs[len(canon)] // before the halves rewrite them
+	var second int
+	var wg sync.WaitGroup
+	wg.Go(func() { second = foldCopy(t, offs, canon, words, mid, len(canon), keptMid, endOff) })
+	released = foldCopy(t, offs, canon, words, 0, mid, 0, midOff)
+	wg.Wait()
+	released += second
+	d.offs[d.n] = uint32(kept)
+	t.words, d.words = words, words
+	t.fold = &folded{canon: canon}
+	d.foldEnd, d.foldAll = d.n, all
+	return types - before, released
+}
+
+// foldCopy copies the words of the types lo..hi-1 (own indexes) that are
+// not folded (canon[i] == 0) from t's words to words from position at on,
+// sets their offsets, in t and in the dedup's offs (from the first own
+// id), to their new places (a folded type's is where the next one starts),
+// and gives the old words' whole pages from type lo up to end (the old
+// offset of type hi, read before either half rewrote it) back, returning
+// how many bytes that was. Two calls on disjoint ranges may run at once.
+func foldCopy(t *Types, offs, canon, words []uint32, lo, hi, at int, end uint32) (released int) {
 	old := t.words
-	words := make([]uint32, 0, kept+room)
-	done := 0 // old[:done] is given back
-	for i := range canon {
-		id := d.start + uint32(i)
-		from, to := d.offs[id], d.offs[id+1]
-		d.offs[id], t.offs[i] = uint32(len(words)), uint32(len(words))
+	done := int(offs[lo]) // old[:done] is given back, or the other half's
+	for i := lo; i < hi; i++ {
+		from, to := offs[i], end
+		if i+1 < hi {
+			to = offs[i+1]
+		}
+		offs[i], t.offs[i] = uint32(at), uint32(at)
 		if canon[i] == 0 {
-			words = append(words, old[from:to]...)
+			at += copy(words[at:], old[from:to])
 		}
 		if int(to)-done >= releaseStep {
 			released += releaseWords(old[done:to])
 			done = int(to)
 		}
 	}
-	released += releaseWords(old[done:])
-	d.offs[d.n] = uint32(len(words))
-	t.words, d.words = words, words
-	t.fold = &folded{canon: canon}
-	d.foldEnd, d.foldAll = d.n, all
-	return types - before, released
+	return released + releaseWords(old[done:end])
 }
 
 // releaseStep is how many words Fold copies between two releases of the
