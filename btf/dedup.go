@@ -361,11 +361,9 @@ type deduper struct {
 
 	// fold, once types are folded (Deduplication.Fold), holds for each own
 	// id below foldEnd (index id-start) the canonical type typ reads
-	// instead, 0 for the id itself; foldEnd is 0 before. foldAll: the
-	// types of every kind are folded (after StartRefs).
+	// instead, 0 for the id itself; foldEnd is 0 before.
 	fold    []uint32
 	foldEnd uint32
-	foldAll bool
 
 	pipe // state of a pipelined dedup (pipelined.go)
 }

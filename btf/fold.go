@@ -22,83 +22,62 @@ import (
 // reads as its struct or union, an enum declaration as its enum). A folded
 // type keeps its id and its place in the offsets, with no words.
 //
-// When the mapping is final:
-//
-//   - After the primitive and struct passes over the last batch (before
-//     StartRefs): for the types those passes map, INT, FLOAT, ENUM, ENUM64,
-//     STRUCT, UNION and TYPEDEF. No later pass maps them again (pipelined.go
-//     has the one way a later batch can, an enum taking over a declaration,
-//     and no batch comes after a Fold). Forward declarations wait for
-//     StartRefs, which resolves them to structs.
-//   - After StartRefs: every type taken in. Finish only adds the types
-//     appended since (functions, variables, sections: no kind of the
-//     passes before, which extend checks).
-
-// folded is what a Types reads folded types through.
-type folded struct {
-	// canon is, for each own type taken in by the dedup (index
-	// id-FirstID()), the canonical type to read instead of it, 0 for a
-	// type read as itself.
-	canon []uint32
-}
+// The mapping of the types the primitive and struct passes map (INT, FLOAT,
+// ENUM, ENUM64, STRUCT, UNION, TYPEDEF) is final after those passes over
+// the last batch: no later pass maps them again (pipelined.go has the one
+// way a later batch can, an enum taking over a declaration, and no batch
+// comes after a Fold). Fold folds those. Forward declarations (resolved by
+// StartRefs) and reference types (mapped by its pass) stay as they are:
+// folding them too after the reference passes gave back a quarter as much
+// more, after an encode's peak (docs/performance.md, "Session 15").
 
 // foldedID returns the id to read for own type i (index from 0) of t, and
-// whether that is another type's: its canonical type when i is folded.
+// whether that is another type's: its canonical type when i is folded
+// (t.fold, for each own type a dedup folded, the canonical type to read
+// instead of it, 0 for a type read as itself).
 func (t *Types) foldedID(i int) (TypeID, bool) {
-	if t.fold == nil || i >= len(t.fold.canon) {
+	if i >= len(t.fold) {
 		return 0, false
 	}
-	c := t.fold.canon[i]
+	c := t.fold[i]
 	return TypeID(c), c != 0
 }
 
-// Fold folds the types of a pipelined dedup whose canonical types are final
-// (see above) and returns how many it folded and how many bytes of the old
-// words' pages it gave back to the operating system: after the last
-// Advance, the types of the primitive and struct passes; after StartRefs,
-// all the rest. It folds only types without a base whose words the dedup
-// reads in place, and only when Finish will not start over; on any other
-// dedup, before any batch, or when nothing is left to fold, it does
-// nothing and returns -1 types.
-// No batch may come after it. It must not run while another goroutine
-// reads the types (the dedup is the caller's goroutine's); Views taken
-// before it must not be read after it.
+// Fold folds the types of a pipelined dedup whose canonical types are
+// final (see above), once the last batch is taken in, and returns how many
+// it folded and how many bytes of the old words' pages it gave back to the
+// operating system. It folds only types without a base whose words the
+// dedup reads in place, and only when Finish will not start over; on any
+// other dedup, before any batch, or a second time, it does nothing and
+// returns -1 types. No batch may come after it. It must not run while
+// another goroutine reads the types (the dedup is the caller's
+// goroutine's); Views taken before it must not be read after it.
 func (s *Deduplication) Fold() (types, released int) {
 	d := s.d
 	t := d.src
-	if s.err != nil || d.err != nil || !d.piped || !s.prepped || d.unsure != "" ||
-		t.Base != nil || !d.aliased || d.lazyBase != 0 || d.baseLen != 0 || d.start != 1 ||
-		int(d.n-d.start) != t.Len() || unsafe.SliceData(d.words) != unsafe.SliceData(t.words) {
+	if s.err != nil || d.err != nil || !d.piped || !s.prepped || d.unsure != "" || d.foldEnd != 0 ||
+		t.Base != nil || !d.aliased || int(d.n-d.start) != t.Len() ||
+		unsafe.SliceData(d.words) != unsafe.SliceData(t.words) {
 		return -1, 0
 	}
-	all := s.refsStarted
-	if d.fold == nil {
-		d.fold = make([]uint32, d.n-d.start)
-	} else if d.foldEnd != d.n || d.foldAll || !all {
-		return -1, 0 // folded already, or types came since
-	}
-	canon := d.fold
-	// lazyBase is 0: the per-id arrays are indexed by id.
+	// Without a base, the per-id arrays are indexed by id from 1.
+	canon := make([]uint32, d.n-d.start)
 	kinds, offs := d.kinds[d.start:d.n], d.offs[d.start:d.n+1]
 	// The copy runs in two halves at once, split at the type where the
 	// second half of the old words starts; keptMid is what the first half
 	// keeps.
 	mid := sort.Search(len(canon), func(i int) bool { return int(offs[i]) >= len(t.words)/2 })
-	kept, keptMid, before := 0, 0, 0 // words of the types not folded; types folded before
-	for i, c := range canon {
+	kept, keptMid := 0, 0 // words of the types not folded
+	for i := range canon {
 		if i == mid {
 			keptMid = kept
 		}
-		if c != 0 {
-			before++
-			types++
-			continue
+		if id := d.start + uint32(i); structPassKind(kinds[i]) {
+			if c := d.resolve(id); c != id {
+				canon[i] = c
+			}
 		}
-		if all || structPassKind(kinds[i]) {
-			c = d.foldTo(d.start + uint32(i))
-			canon[i] = c
-		}
-		if c == 0 {
+		if canon[i] == 0 {
 			kept += int(offs[i+1] - offs[i])
 		} else {
 			types++
@@ -108,16 +87,11 @@ func (s *Deduplication) Fold() (types, released int) {
 		return -1, 0
 	}
 	// Room for what is appended before Finish: the function types and
-	// sections, few against a kernel's spliced types but about as many
-	// words as its canonical ones (a prototype and a FUNC per function:
-	// with an eighth of the canonical words as room, appending them grew
-	// the array three times, 11 MB copied on the corpus kernel). Room
-	// never written costs address space, not memory.
-	room := max(kept/4, 1<<16)
-	if all {
-		room = max(kept, 1<<16)
-	}
-	words := make([]uint32, kept, kept+room)
+	// sections, few against a kernel's spliced types but a prototype and a
+	// FUNC per function (with too little room, appending them grew the
+	// array three times, 11 MB copied on the corpus kernel). Room never
+	// written costs address space, not memory.
+	words := make([]uint32, kept, kept+max(kept/4, 1<<16))
 	midOff, endOff := offs[mid], offs[len(canon)] // before the halves rewrite them
 	var second int
 	var wg sync.WaitGroup
@@ -127,9 +101,8 @@ func (s *Deduplication) Fold() (types, released int) {
 	released += second
 	d.offs[d.n] = uint32(kept)
 	t.words, d.words = words, words
-	t.fold = &folded{canon: canon}
-	d.foldEnd, d.foldAll = d.n, all
-	return types - before, released
+	t.fold, d.fold, d.foldEnd = canon, canon, d.n
+	return types, released
 }
 
 // foldCopy copies the words of the types lo..hi-1 (own indexes) that are
@@ -173,22 +146,6 @@ func structPassKind(k Kind) bool {
 		return true
 	}
 	return false
-}
-
-// foldTo returns the canonical type to read for id, 0 for id itself (it is
-// canonical, or no pass maps its kind). lazyBase is 0.
-func (d *deduper) foldTo(id uint32) uint32 {
-	c := d.canon[id]
-	switch {
-	case c == id || c > maxMappedID:
-		return 0
-	case d.canon[c] == c: // the usual chain, one step to a canonical type
-		return c
-	}
-	if c = d.resolve(id); c != id {
-		return c
-	}
-	return 0
 }
 
 // releaseWords gives the whole pages within w, which nothing reads any

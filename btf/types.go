@@ -35,8 +35,9 @@ type Types struct {
 	origin *Types // what a View was taken from, nil otherwise
 
 	// fold, once a dedup has folded the types (Deduplication.Fold),
-	// redirects the reads of folded types to their canonical types.
-	fold *folded
+	// redirects the reads of folded types to their canonical types
+	// (foldedID).
+	fold []uint32
 
 	// valid counts the first own types known to refer only to existing
 	// types and string offsets: Parse checked them, or a Splicer made them.
@@ -145,15 +146,7 @@ func (t *Types) raw(id TypeID) []uint32 {
 	if i >= len(t.offs) {
 		return nil
 	}
-	if c, ok := t.foldedID(i); ok {
-		return t.raw(c)
-	}
-	start := t.offs[i]
-	end := uint32(len(t.words))
-	if i+1 < len(t.offs) {
-		end = t.offs[i+1]
-	}
-	return t.words[start:end:end]
+	return t.typeAt(i)
 }
 
 // Type returns a read-only view of type id. Void and unknown ids give a view
