@@ -332,6 +332,9 @@ type deduper struct {
 	// Indexes of the table's enums, for fullEnum: entries of enums with
 	// values by content hash, and of enum declarations by table key.
 	enumByContent, enumDecls *enumIndex
+	// baseNames, from a prepared base's snapshot, is the base's part of
+	// resolveFwds's names map; nil: resolveFwds reads the base's types.
+	baseNames *structNames
 
 	// refWords holds the words of each canonical reference type with its
 	// references resolved (libbpf rewrites them in place; src stays intact).

@@ -128,7 +128,13 @@ func (d *deduper) resolveFwds() error {
 	if len(names) == 0 {
 		return nil
 	}
-	for id := uint32(1); id < d.n; id++ {
+	// The base's structs and unions are counted from the prepared base's
+	// index when it is sound for every name wanted, else read.
+	from := uint32(1)
+	if d.baseNamesFor(names) {
+		from = d.start
+	}
+	for id := from; id < d.n; id++ {
 		if k := d.kind(id); (k != KindStruct && k != KindUnion) || d.canonOf(id) != id {
 			continue
 		}
@@ -157,4 +163,27 @@ func (d *deduper) resolveFwds() error {
 		d.setCanon(id, c)
 	}
 	return nil
+}
+
+// baseNamesFor sets the names map's entries (names, each unprocessedID)
+// to the base's part of them, from d.baseNames, and reports whether it
+// did: not if there is no index, or it is not sound for one of the names
+// (names is then left as it was).
+func (d *deduper) baseNamesFor(names map[uint32]uint32) bool {
+	if d.baseNames == nil {
+		return false
+	}
+	type found struct{ name, id uint32 }
+	got := make([]found, 0, len(names))
+	for name := range names {
+		id, ok := d.baseNames.lookup(d, name)
+		if !ok {
+			return false
+		}
+		got = append(got, found{name, id})
+	}
+	for _, f := range got {
+		names[f.name] = f.id
+	}
+	return true
 }

@@ -18,6 +18,7 @@ import (
 type dedupSnapshot struct {
 	table, structTab         candTable
 	enumByContent, enumDecls enumIndex
+	structNames              structNames
 }
 
 // enumIndex is an index of enum entries of the candidate table by a hash
@@ -78,7 +79,7 @@ func prepareDedup(base *Types) (*dedupSnapshot, error) {
 		return nil, err
 	}
 	return &dedupSnapshot{table: d.table.packed(), structTab: d.structTab.packed(),
-		enumByContent: *d.enumByContent, enumDecls: *d.enumDecls}, nil
+		enumByContent: *d.enumByContent, enumDecls: *d.enumDecls, structNames: baseStructNames(base)}, nil
 }
 
 // baseSnapshot returns the encoded snapshot (appendSnapshot) d's single
@@ -110,6 +111,7 @@ func (d *deduper) prepFromSnapshot(b []byte) bool {
 		d.structTab = overlay(&s.structTab, d.start)
 	}
 	d.enumByContent, d.enumDecls = &s.enumByContent, &s.enumDecls
+	d.baseNames = &s.structNames
 	return true
 }
 
@@ -119,7 +121,8 @@ func (d *deduper) prepFromSnapshot(b []byte) bool {
 // next, parity); then each enum index, from an offset that is a multiple
 // of 8 (zeros before it), as its key count, entry count, keys in order
 // (8 bytes each), the start of each key's entries and their end (4 bytes
-// each), and the entries (4 bytes each).
+// each), and the entries (4 bytes each); then, from an offset that is a
+// multiple of 8, the base's struct names (appendStructNames).
 func appendSnapshot(b []byte, s *dedupSnapshot) []byte {
 	le := binary.LittleEndian
 	for _, t := range []*candTable{&s.table, &s.structTab} {
@@ -160,7 +163,8 @@ func appendSnapshot(b []byte, s *dedupSnapshot) []byte {
 			b = le.AppendUint32(b, uint32(e))
 		}
 	}
-	return b
+	b = append(b, make([]byte, alignUp(len(b), 8)-len(b))...)
+	return appendStructNames(b, &s.structNames)
 }
 
 // snapshotReader decodes what appendSnapshot wrote, checking each count
@@ -263,15 +267,20 @@ func readSnapshot(b []byte, nextID uint32, checked bool) (*dedupSnapshot, error)
 			return nil, fmt.Errorf("%d slots used, the header says %d", c.used, t.used)
 		}
 	}
-	// The enum indexes are small (the kernel's: 37 KB), and checked by
-	// every dedup that reads them.
-	for _, x := range []*enumIndex{&s.enumByContent, &s.enumDecls} {
+	pad := func() {
 		if pad := alignUp(at(), 8) - at(); r.err == nil && pad > 0 {
 			if len(r.b) < pad || !allZero(r.b[:pad]) {
 				r.fail("bad padding")
-				break
+				return
 			}
 			r.b = r.b[pad:]
+		}
+	}
+	// The enum indexes are small (the kernel's: 37 KB), and checked by
+	// every dedup that reads them.
+	for _, x := range []*enumIndex{&s.enumByContent, &s.enumDecls} {
+		if pad(); r.err != nil {
+			break
 		}
 		n := r.count(12) // a key and its start at least
 		m := r.count(4)
@@ -300,6 +309,8 @@ func readSnapshot(b []byte, nextID uint32, checked bool) (*dedupSnapshot, error)
 			}
 		}
 	}
+	pad()
+	s.structNames = readStructNames(r)
 	if r.err == nil && len(r.b) != 0 {
 		r.fail(fmt.Sprintf("%d bytes left over", len(r.b)))
 	}

@@ -41,7 +41,7 @@ import (
 // the file, so no folio maps bytes past it.
 const (
 	preparedMagic   = "BTFGPRE\x01"
-	preparedVersion = 5
+	preparedVersion = 6
 	preparedHeader  = 112
 	preparedSumAt   = 104
 )
@@ -218,7 +218,7 @@ func preparedLayoutOf(hdr []byte, size, rawLen uint64) (*preparedLayout, error) 
 	if f[0] != preparedVersion {
 		return nil, badPrepared("format version %d, want %d", f[0], preparedVersion)
 	}
-	if l.snapLen > size || l.rawAt < preparedHeader+l.snapLen || l.rawAt%8 != 0 || l.rawAt > size {
+	if l.snapLen > size || l.rawAt != uint64(alignUp(int(preparedHeader+l.snapLen), rawAlign(int(l.rawLen)))) || l.rawAt > size {
 		return nil, badPrepared("raw BTF at %d after a snapshot of %d bytes, in %d", l.rawAt, l.snapLen, size)
 	}
 	if l.rawLen != rawLen || size-l.rawAt < l.rawLen {
