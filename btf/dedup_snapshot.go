@@ -167,6 +167,28 @@ func appendSnapshot(b []byte, s *dedupSnapshot) []byte {
 	return appendStructNames(b, &s.structNames)
 }
 
+// snapshotSize is the length of what appendSnapshot appends for s to a
+// slice whose length is a multiple of 8, so that MarshalPrepared
+// allocates its output once.
+func snapshotSize(s *dedupSnapshot) int {
+	n := 0
+	for _, t := range []*candTable{&s.table, &s.structTab} {
+		n += 5*8 + 16*len(t.slots) + 12*len(t.entries)
+	}
+	for _, x := range []*enumIndex{&s.enumByContent, &s.enumDecls} {
+		n = alignUp(n, 8)
+		keys, entries := len(x.keys), len(x.entries)
+		for k, own := range x.own {
+			if _, ok := slices.BinarySearch(x.keys, k); !ok {
+				keys++
+			}
+			entries += len(own)
+		}
+		n += 2*8 + 8*keys + 4*(keys+1) + 4*entries
+	}
+	return alignUp(n, 8) + 8 + 8*len(s.structNames.names)
+}
+
 // snapshotReader decodes what appendSnapshot wrote, checking each count
 // against the bytes left and each index against what it indexes.
 type snapshotReader struct {

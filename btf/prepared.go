@@ -97,13 +97,18 @@ func MarshalPrepared(t *Types, raw []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := appendSnapshot(make([]byte, preparedHeader), snap)
-	snapLen := len(out) - preparedHeader
-	rawAt := alignUp(len(out), rawAlign(len(raw)))
+	// The output is allocated once, at its size: a base's is 10 MB, and
+	// growing it as it is appended to would leave twice that behind.
+	snapLen := snapshotSize(snap)
+	rawAt := alignUp(preparedHeader+snapLen, rawAlign(len(raw)))
 	offsAt := alignUp(rawAt+len(raw), 8)
 	slotsAt := alignUp(offsAt+4*len(t.offs), 8)
 	index := s.index.packed()
-	out = append(out, make([]byte, slotsAt+8*len(index.slots)-len(out))...)
+	out := appendSnapshot(make([]byte, preparedHeader, slotsAt+8*len(index.slots)), snap)
+	if len(out) != preparedHeader+snapLen {
+		return nil, fmt.Errorf("btf: prepared base's snapshot is %d bytes, %d expected", len(out)-preparedHeader, snapLen)
+	}
+	out = out[:cap(out)]
 	copy(out, preparedMagic)
 	le := binary.LittleEndian
 	flags := uint64(0)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -123,22 +124,31 @@ func (c *BaseCache) load(path string) (t *btf.Types, how baseLoaded, err error) 
 			return t, how, nil
 		}
 	}
-	raw = bytes.Clone(raw) // the parsed types alias it
-	t, err = parseBase(path, raw, btf.ParseBase)
+	// The base is parsed and prepared where it is mapped: the prepared
+	// base holds a copy of it, which the types returned alias. Only if
+	// that fails are the parsed types returned, on a copy of their own.
+	parsed, err := parseBase(path, raw, btf.ParseBase)
 	if err != nil {
 		return nil, how, err
 	}
-	data, err := btf.MarshalPrepared(t, raw)
+	data, err := btf.MarshalPrepared(parsed, raw)
 	if err == nil {
 		err = c.store(name, data)
 		// The encode's dedup then decodes the tables just prepared
 		// instead of preparing the base a second time.
 		if prepared, lerr := btf.LoadPrepared(data, raw, nil); lerr == nil {
-			t = prepared
+			how.writeErr = err
+			// What the preparing left (the parsed types and the
+			// dedup's state: 10 MB for a kernel's) is collected now,
+			// so that the encode reuses its memory: a small input's
+			// collector runs only at the memory limit.
+			runtime.GC()
+			return prepared, how, nil
 		}
 	}
 	how.writeErr = err
-	return t, how, nil
+	t, err = parseBase(path, bytes.Clone(raw), btf.ParseBase)
+	return t, how, err
 }
 
 // fileName returns the name of the prepared base of the n bytes of BTF
