@@ -118,8 +118,18 @@ func (c *BaseCache) load(path string) (t *btf.Types, how baseLoaded, err error) 
 	if err != nil {
 		return nil, how, err
 	}
-	if !looked { // a compressed section: the copy MapBTF made
-		if t, _ := c.mapped(name, bytes.NewReader(raw), int64(len(raw))); t != nil {
+	// Encodes started together on a new base prepare it one at a time:
+	// one stores it, the others then find it.
+	release, waited := c.lockPreparing()
+	defer release()
+	if waited || !looked {
+		var t *btf.Types
+		if looked {
+			t, _ = c.loadFile(path)
+		} else { // a compressed section: the copy MapBTF made
+			t, _ = c.mapped(name, bytes.NewReader(raw), int64(len(raw)))
+		}
+		if t != nil {
 			how.hit = true
 			return t, how, nil
 		}
