@@ -27,7 +27,7 @@ import (
 // spliced.
 func (e *encoder) convertUnits() (int, error) {
 	in, opts, fo, side, excluded, dst := e.in, e.opts, &e.fo, e.side, e.excluded, e.all
-	jobs := opts.Jobs
+	jobs := decodeWorkers(opts.Jobs, in.InfoSize)
 	units := unitJobs(in)
 	type result struct {
 		frag    *btf.Fragment

@@ -16,3 +16,23 @@ func workers(n int) int {
 }
 
 const maxWorkersPerCPU = 4
+
+// decodeWorkers is how many of an encode's jobs workers walk and convert
+// the units of an input with infoSize bytes of .debug_info: one below
+// secondWorkerFrom, all of them from it on. A small input's decode is a
+// few milliseconds, overlapped with the dedup's pipe and the policies'
+// set-up: a second walker shortened it by 2 % at most (in wall time, alone
+// on 2 CPUs) and cost its buffers and a second set of the allocator's
+// per-CPU spans, 2.5-7 MiB at the peak (docs/performance.md, "Session 16:
+// one walker for a small input"). The output does not depend on it.
+func decodeWorkers(jobs, infoSize int) int {
+	if infoSize < secondWorkerFrom {
+		return 1
+	}
+	return jobs
+}
+
+// secondWorkerFrom is the size of .debug_info from which an encode walks
+// units on more than one worker: nf_conntrack.ko (3.0 MB) is 8 % faster
+// on two, igb.ko (1.5 MB) and e1000e.ko (1.7 MB) within 2 %.
+const secondWorkerFrom = 2 << 20
