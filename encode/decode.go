@@ -27,7 +27,10 @@ import (
 // spliced.
 func (e *encoder) convertUnits() (int, error) {
 	in, opts, fo, side, excluded, dst := e.in, e.opts, &e.fo, e.side, e.excluded, e.all
-	jobs := decodeWorkers(opts.Jobs, in.InfoSize)
+	jobs := opts.Jobs
+	if !opts.walkAll {
+		jobs = decodeWorkers(jobs, in.InfoSize)
+	}
 	units := unitJobs(in)
 	type result struct {
 		frag    *btf.Fragment

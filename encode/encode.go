@@ -73,6 +73,9 @@ type Options struct {
 	// foldAlways folds the types of an input without a base whatever the
 	// size of its .debug_info (see foldFrom), for tests.
 	foldAlways bool
+	// walkAll walks units on all Jobs workers whatever the size of the
+	// input's .debug_info (see decodeWorkers), for tests.
+	walkAll bool
 }
 
 // Result is the encoded BTF and what it took.

@@ -1,8 +1,12 @@
 package encode
 
 import (
+	"bytes"
+	"encoding/binary"
 	"runtime"
 	"testing"
+
+	"github.com/btfgate/btfgate/features"
 )
 
 func TestWorkersClamped(t *testing.T) {
@@ -14,5 +18,44 @@ func TestWorkersClamped(t *testing.T) {
 		if got := workers(c.in); got != c.want {
 			t.Errorf("workers(%d) = %d, want %d", c.in, got, c.want)
 		}
+	}
+}
+
+// TestDecodeWorkers: one walker under secondWorkerFrom bytes of
+// .debug_info, all of them from it on.
+func TestDecodeWorkers(t *testing.T) {
+	for _, c := range []struct{ jobs, info, want int }{
+		{1, 0, 1}, {2, 0, 1}, {8, secondWorkerFrom - 1, 1},
+		{1, secondWorkerFrom, 1}, {2, secondWorkerFrom, 2}, {8, 200 << 20, 8},
+	} {
+		if got := decodeWorkers(c.jobs, c.info); got != c.want {
+			t.Errorf("decodeWorkers(%d, %d) = %d, want %d", c.jobs, c.info, got, c.want)
+		}
+	}
+}
+
+// TestSmallInputsAnyWalkers: the committed programs of several units,
+// each far under secondWorkerFrom, give the same bytes, decisions and
+// facts walked on one worker and on four, so that the parallel walk
+// is checked without the corpus too (twice.gcc.exe is encoded twice: its
+// first encode drops types a later unit defines again).
+func TestSmallInputsAnyWalkers(t *testing.T) {
+	for _, file := range []string{"groups/gcc.exe", "groups/clang19.exe", "known/plain.gcc.exe", "known/twice.gcc.exe"} {
+		path := fixturePath(t, file)
+		one, err := Encode(path, Options{Features: features.Default(), Jobs: 1})
+		if err != nil {
+			t.Fatalf("%s, one walker: %v", file, err)
+		}
+		four, err := Encode(path, Options{Features: features.Default(), Jobs: 4, walkAll: true})
+		if err != nil {
+			t.Fatalf("%s, four walkers: %v", file, err)
+		}
+		a, errA := one.Types.Marshal(binary.LittleEndian)
+		b, errB := four.Types.Marshal(binary.LittleEndian)
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s: %d bytes on one walker, %d on four (%v, %v): not the same", file, len(a), len(b), errA, errB)
+		}
+		sameDecisions(t, four, one)
+		sameFacts(t, four, one, "one walker's")
 	}
 }
