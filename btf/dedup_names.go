@@ -54,10 +54,7 @@ func (x *structNames) lookup(d *deduper, name uint32) (id uint32, ok bool) {
 	if !found {
 		return unprocessedID, true
 	}
-	if i >= len(x.ids) {
-		return 0, false
-	}
-	id = x.ids[i]
+	id = x.ids[i] // as many as names (readStructNames)
 	if id == 0 {
 		return 0, true
 	}

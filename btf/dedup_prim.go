@@ -173,17 +173,15 @@ func (d *deduper) baseNamesFor(names map[uint32]uint32) bool {
 	if d.baseNames == nil {
 		return false
 	}
-	type found struct{ name, id uint32 }
-	got := make([]found, 0, len(names))
 	for name := range names {
 		id, ok := d.baseNames.lookup(d, name)
 		if !ok {
+			for name := range names {
+				names[name] = unprocessedID
+			}
 			return false
 		}
-		got = append(got, found{name, id})
-	}
-	for _, f := range got {
-		names[f.name] = f.id
+		names[name] = id
 	}
 	return true
 }

@@ -177,11 +177,8 @@ func snapshotSize(s *dedupSnapshot) int {
 	}
 	for _, x := range []*enumIndex{&s.enumByContent, &s.enumDecls} {
 		n = alignUp(n, 8)
-		keys, entries := len(x.keys), len(x.entries)
-		for k, own := range x.own {
-			if _, ok := slices.BinarySearch(x.keys, k); !ok {
-				keys++
-			}
+		keys, entries := len(x.sortedKeys()), len(x.entries)
+		for _, own := range x.own {
 			entries += len(own)
 		}
 		n += 2*8 + 8*keys + 4*(keys+1) + 4*entries
