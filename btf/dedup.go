@@ -94,7 +94,7 @@ func startDedup(t *Types, room int) (*Deduplication, error) {
 	if t.Base != nil && t.Strings.base != t.Base.Strings {
 		return nil, errors.New("btf: dedup: split types' string table is not split on the base's table")
 	}
-	d, err := newDeduper(t, room)
+	d, err := newDeduper(t, room, false)
 	if err != nil {
 		return nil, fmt.Errorf("btf: dedup: %w", err)
 	}
@@ -297,6 +297,9 @@ type deduper struct {
 	start uint32   // first own id
 	n     uint32   // number of ids, void included
 	void  [headerWords]uint32
+	// dense: the candidate tables are a prepared base's, filled by prep
+	// and then only read (newDenseCandTable).
+	dense bool
 
 	// kinds is, per id from lazyBase on, the kind (a compact copy for the
 	// hot paths).
@@ -373,7 +376,7 @@ type deduper struct {
 
 // newDeduper sets up the dedup of t, checking t's references on the way;
 // its per-type arrays have room for ids below room.
-func newDeduper(t *Types, room int) (*deduper, error) {
+func newDeduper(t *Types, room int, dense bool) (*deduper, error) {
 	var chain []*Types // t, its base, the base's base...
 	for b := t; b != nil; b = b.Base {
 		chain = append(chain, b)
@@ -388,6 +391,7 @@ func newDeduper(t *Types, room int) (*deduper, error) {
 		hypot: make([]uint32, n, max(n, room)),
 		start: uint32(t.FirstID()),
 		n:     uint32(n),
+		dense: dense,
 	}
 	// Types are read in place unless string offsets must be rewritten, or
 	// a base has a base of its own.
@@ -451,7 +455,11 @@ func newDeduper(t *Types, room int) (*deduper, error) {
 // it all) and a part of the own types (1 in 37 of the kernel's end up
 // canonical; the table grows if need be), and the enum indexes.
 func (d *deduper) newTables() {
-	d.table = newCandTable(int(d.start) + d.src.Len()/64)
+	if d.dense {
+		d.table = newDenseCandTable(int(d.start) + d.src.Len()/64)
+	} else {
+		d.table = newCandTable(int(d.start) + d.src.Len()/64)
+	}
 	d.enumByContent, d.enumDecls = &enumIndex{}, &enumIndex{}
 }
 
@@ -706,7 +714,9 @@ func (d *deduper) prep() error {
 		}
 		d.newTables()
 	}
-	if d.piped { // the struct pass's table (see splitTables)
+	if d.piped && d.dense { // the struct pass's table (see splitTables)
+		d.structTab = newDenseCandTable(int(d.start) / 8)
+	} else if d.piped {
 		d.structTab = newCandTable(int(d.start) / 8)
 	}
 	for id := uint32(1); id < d.start; id++ {

@@ -67,21 +67,22 @@ func (x *structNames) lookup(d *deduper, name uint32) (id uint32, ok bool) {
 	return id, true
 }
 
-// appendStructNames encodes x after b: the count, the names and the ids
-// (4 bytes each).
-func appendStructNames(b []byte, x *structNames) []byte {
+// writeStructNames encodes x to p: the count, the names and the ids (4
+// bytes each).
+func writeStructNames(p *pieceWriter, x *structNames) {
 	le := binary.LittleEndian
-	b = le.AppendUint64(b, uint64(len(x.names)))
+	p.b = le.AppendUint64(p.b, uint64(len(x.names)))
 	for _, n := range x.names {
-		b = le.AppendUint32(b, n)
+		p.b = le.AppendUint32(p.b, n)
+		p.spill()
 	}
 	for _, id := range x.ids {
-		b = le.AppendUint32(b, id)
+		p.b = le.AppendUint32(p.b, id)
+		p.spill()
 	}
-	return b
 }
 
-// readStructNames decodes what appendStructNames wrote, in place. Only the
+// readStructNames decodes what writeStructNames wrote, in place. Only the
 // sizes are checked: lookup checks what it reads.
 func readStructNames(r *snapshotReader) structNames {
 	n := r.count(8)

@@ -70,7 +70,7 @@ func (x *enumIndex) sortedKeys() []uint64 {
 
 // prepareDedup returns the snapshot of prep on base.
 func prepareDedup(base *Types) (*dedupSnapshot, error) {
-	d, err := newDeduper(NewSplitTypes(base), 0)
+	d, err := newDeduper(NewSplitTypes(base), 0, true)
 	if err != nil {
 		return nil, err
 	}
@@ -116,32 +116,42 @@ func (d *deduper) prepFromSnapshot(b []byte) bool {
 }
 
 // appendSnapshot encodes s (little endian) after b, whose length is a
-// multiple of 8: each table as its slot count, used slots, libbpf
-// capacity, grows, entry count, slots (key, head, id) and entries (id,
-// next, parity); then each enum index, from an offset that is a multiple
-// of 8 (zeros before it), as its key count, entry count, keys in order
-// (8 bytes each), the start of each key's entries and their end (4 bytes
-// each), and the entries (4 bytes each); then, from an offset that is a
-// multiple of 8, the base's struct names (appendStructNames).
+// multiple of 8 (writeSnapshot).
 func appendSnapshot(b []byte, s *dedupSnapshot) []byte {
+	p := pieceWriter{b: b}
+	writeSnapshot(&p, s)
+	return p.b
+}
+
+// writeSnapshot encodes s (little endian) to p, at a multiple of 8: each
+// table as its slot count, used slots, libbpf capacity, grows, entry
+// count, slots (key, head, id) and entries (id, next, parity); then each
+// enum index, from an offset that is a multiple of 8 (zeros before it), as
+// its key count, entry count, keys in order (8 bytes each), the start of
+// each key's entries and their end (4 bytes each), and the entries (4
+// bytes each); then, from an offset that is a multiple of 8, the base's
+// struct names (writeStructNames).
+func writeSnapshot(p *pieceWriter, s *dedupSnapshot) {
 	le := binary.LittleEndian
 	for _, t := range []*candTable{&s.table, &s.structTab} {
 		for _, v := range []int{len(t.slots), t.used, t.libbpfCap, t.grows, len(t.entries)} {
-			b = le.AppendUint64(b, uint64(v))
+			p.b = le.AppendUint64(p.b, uint64(v))
 		}
 		for _, sl := range t.slots {
-			b = le.AppendUint64(b, sl.key)
-			b = le.AppendUint32(b, uint32(sl.head))
-			b = le.AppendUint32(b, sl.id)
+			p.b = le.AppendUint64(p.b, sl.key)
+			p.b = le.AppendUint32(p.b, uint32(sl.head))
+			p.b = le.AppendUint32(p.b, sl.id)
+			p.spill()
 		}
 		for _, e := range t.entries {
-			b = le.AppendUint32(b, e.id)
-			b = le.AppendUint32(b, uint32(e.next))
-			b = le.AppendUint32(b, uint32(e.parity))
+			p.b = le.AppendUint32(p.b, e.id)
+			p.b = le.AppendUint32(p.b, uint32(e.next))
+			p.b = le.AppendUint32(p.b, uint32(e.parity))
+			p.spill()
 		}
 	}
 	for _, x := range []*enumIndex{&s.enumByContent, &s.enumDecls} {
-		b = append(b, make([]byte, alignUp(len(b), 8)-len(b))...)
+		p.pad(8)
 		keys := x.sortedKeys()
 		var starts []uint32
 		var entries []int32
@@ -151,25 +161,28 @@ func appendSnapshot(b []byte, s *dedupSnapshot) []byte {
 			entries = append(append(entries, base...), own...)
 		}
 		starts = append(starts, uint32(len(entries)))
-		b = le.AppendUint64(b, uint64(len(keys)))
-		b = le.AppendUint64(b, uint64(len(entries)))
+		p.b = le.AppendUint64(p.b, uint64(len(keys)))
+		p.b = le.AppendUint64(p.b, uint64(len(entries)))
 		for _, k := range keys {
-			b = le.AppendUint64(b, k)
+			p.b = le.AppendUint64(p.b, k)
+			p.spill()
 		}
 		for _, v := range starts {
-			b = le.AppendUint32(b, v)
+			p.b = le.AppendUint32(p.b, v)
+			p.spill()
 		}
 		for _, e := range entries {
-			b = le.AppendUint32(b, uint32(e))
+			p.b = le.AppendUint32(p.b, uint32(e))
+			p.spill()
 		}
 	}
-	b = append(b, make([]byte, alignUp(len(b), 8)-len(b))...)
-	return appendStructNames(b, &s.structNames)
+	p.pad(8)
+	writeStructNames(p, &s.structNames)
 }
 
 // snapshotSize is the length of what appendSnapshot appends for s to a
-// slice whose length is a multiple of 8, so that MarshalPrepared
-// allocates its output once.
+// slice whose length is a multiple of 8: where the raw BTF of a prepared
+// base goes (Prepare).
 func snapshotSize(s *dedupSnapshot) int {
 	n := 0
 	for _, t := range []*candTable{&s.table, &s.structTab} {

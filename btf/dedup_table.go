@@ -44,6 +44,11 @@ type candTable struct {
 	libbpfCap int
 	grows     int
 
+	// dense: the table is filled once and then only read (a prepared
+	// base's, prepareDedup): it keeps at most 4/5 of its slots used, as
+	// packed does, instead of half, so that packing it copies nothing.
+	dense bool
+
 	scratch []uint32
 }
 
@@ -73,6 +78,24 @@ func newCandTable(n int) *candTable {
 		t.slots[i].head = -1
 	}
 	return t
+}
+
+// newDenseCandTable returns an empty dense table with room for n keys.
+func newDenseCandTable(n int) *candTable {
+	t := &candTable{slots: make([]candSlot, packedSlots(n, 1024)), entries: make([]candEntry, 0, n), dense: true}
+	for i := range t.slots {
+		t.slots[i].head = -1
+	}
+	return t
+}
+
+// crowded reports whether n keys in size slots would be too many for t:
+// more than half of them, or 4/5 if t is dense.
+func (t *candTable) crowded(n, size int) bool {
+	if t.dense {
+		return 5*n > 4*size
+	}
+	return 2*n > size
 }
 
 // slotIndex spreads a hash over the slots (Fibonacci hashing, as libbpf's
@@ -178,7 +201,7 @@ func (t *candTable) add(h uint64, id uint32) int32 {
 		}
 		t.grows++
 	}
-	if 2*(t.used+1) > len(t.slots) {
+	if t.crowded(t.used+1, len(t.slots)) {
 		t.rehash()
 	}
 	s := &t.slots[t.find(h)]
@@ -204,8 +227,8 @@ func (t *candTable) add(h uint64, id uint32) int32 {
 // rehashes more than once nor regrows the entries' array step by step. It
 // changes nothing add decides (libbpf's emulated capacity is apart).
 func (t *candTable) reserve(n int) {
-	if size := len(t.slots); 2*(t.used+n) > size {
-		for 2*(t.used+n) > size {
+	if size := len(t.slots); t.crowded(t.used+n, size) {
+		for t.crowded(t.used+n, size) {
 			size *= 2
 		}
 		t.rehashTo(size)
@@ -220,6 +243,9 @@ func (t *candTable) reserve(n int) {
 // memory.
 func (t *candTable) packed() candTable {
 	p := *t
+	if t.dense && len(t.slots) == packedSlots(t.used, 1024) {
+		return p
+	}
 	p.slots = t.reslotted(packedSlots(t.used, 1024))
 	return p
 }

@@ -3,6 +3,7 @@ package btf
 import (
 	"encoding/binary"
 	"fmt"
+	"unsafe"
 )
 
 // ParseError reports malformed raw BTF: the byte offset in the input where
@@ -41,7 +42,7 @@ type header struct {
 // FWD with a zero type word. An optional layout section is checked for
 // placement and otherwise ignored. Errors are *ParseError naming the offset
 // and, past the header, the type id.
-func Parse(data []byte, base *Types) (*Types, error) { return parse(data, base, false) }
+func Parse(data []byte, base *Types) (*Types, error) { return parse(data, base, false, false) }
 
 // ParseLenient is Parse for BTF that is to be described rather than built
 // on (btfdiff reads both sides of a diff with it). It checks all that the
@@ -51,20 +52,25 @@ func Parse(data []byte, base *Types) (*Types, error) { return parse(data, base, 
 // kernel refuses on meaning only: reserved bits of the info word (bits
 // 16-23 and 29-30; Type.Info keeps them), a FUNC referring to something
 // other than a FUNC_PROTO, a FWD with a non-zero type word.
-func ParseLenient(data []byte, base *Types) (*Types, error) { return parse(data, base, true) }
+func ParseLenient(data []byte, base *Types) (*Types, error) { return parse(data, base, true, false) }
 
-// parse is Parse, or ParseLenient if lenient is set.
-func parse(data []byte, base *Types, lenient bool) (*Types, error) {
+// parse is Parse, or ParseLenient if lenient is set. With alias, the
+// types' words and strings are data's own bytes where the host can read
+// them so (little-endian BTF on a little-endian host, the type section
+// 4-byte aligned): data must then stay unmodified while the types are in
+// use.
+func parse(data []byte, base *Types, lenient, alias bool) (*Types, error) {
 	h, err := parseHeader(data)
 	if err != nil {
 		return nil, err
 	}
-	strs, err := parseStrings(data[h.strStart:h.strEnd], stringsOf(base))
+	alias = alias && h.order == binary.ByteOrder(binary.LittleEndian) && hostLittleEndian()
+	strs, err := parseStrings(data[h.strStart:h.strEnd], stringsOf(base), alias)
 	if err != nil {
 		return nil, &ParseError{Offset: h.strStart, Msg: err.Error()}
 	}
 	t := &Types{Strings: strs, Base: base, bigEndian: h.order == binary.ByteOrder(binary.BigEndian)}
-	if err := t.decodeTypes(data[h.typeStart:h.typeStart+int(h.typeLen)], h, lenient); err != nil {
+	if err := t.decodeTypes(data[h.typeStart:h.typeStart+int(h.typeLen)], h, lenient, alias); err != nil {
 		return nil, err
 	}
 	if err := t.validate(h, lenient); err != nil {
@@ -136,16 +142,21 @@ func parseHeader(data []byte) (*header, error) {
 	return h, nil
 }
 
-// decodeTypes converts the type section to host words and indexes the types;
-// lenient lets reserved bits of the info word pass.
-func (t *Types) decodeTypes(sec []byte, h *header, lenient bool) error {
+// decodeTypes converts the type section to host words, or with alias
+// takes its bytes as the words if they are 4-byte aligned, and indexes the
+// types; lenient lets reserved bits of the info word pass.
+func (t *Types) decodeTypes(sec []byte, h *header, lenient, alias bool) error {
 	n := len(sec) / 4
-	t.words = make([]uint32, n)
-	if h.order == binary.ByteOrder(binary.LittleEndian) {
+	switch {
+	case alias && n > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(sec)))%4 == 0:
+		t.words = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(sec))), n)
+	case h.order == binary.ByteOrder(binary.LittleEndian):
+		t.words = make([]uint32, n)
 		for i := range t.words {
 			t.words[i] = binary.LittleEndian.Uint32(sec[4*i:])
 		}
-	} else {
+	default:
+		t.words = make([]uint32, n)
 		for i := range t.words {
 			t.words[i] = binary.BigEndian.Uint32(sec[4*i:])
 		}

@@ -58,9 +58,11 @@ func rawAlign(n int) int {
 
 // ParseBase parses raw BTF without a base, as Parse does, and indexes its
 // strings with a hash stable across processes, so that the result can be
-// stored with MarshalPrepared.
+// prepared (Prepare). Where the host can read raw as the types' words and
+// strings (CanPrepare), the types alias it instead of a copy: raw must then
+// stay unmodified while they are in use.
 func ParseBase(raw []byte) (*Types, error) {
-	t, err := Parse(raw, nil)
+	t, err := parse(raw, nil, false, true)
 	if err != nil {
 		return nil, err
 	}
@@ -79,15 +81,42 @@ func hostLittleEndian() bool {
 	return *(*byte)(unsafe.Pointer(&x)) == 1
 }
 
-// MarshalPrepared returns the prepared form of t, which ParseBase made from
-// raw.
+// MarshalPrepared returns what a Prepared of t and raw writes.
 func MarshalPrepared(t *Types, raw []byte) ([]byte, error) {
+	p, err := Prepare(t, raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, p.size)
+	err = p.write(func(b []byte) error {
+		out = append(out, b...)
+		return nil
+	})
+	return out, err
+}
+
+// Prepared is the prepared form of a base, laid out and ready to be
+// written in pieces (WriteTo): the caller holds the parsed base and the
+// dedup's tables, never the whole file (a kernel's is 10 MB).
+type Prepared struct {
+	t      *Types
+	raw    []byte
+	snap   *dedupSnapshot
+	index  strIndex
+	header []byte // the first preparedSumAt bytes, all but the sum
+	// where the parts start, and the whole size
+	snapLen, rawAt, offsAt, slotsAt, size int
+}
+
+// Prepare prepares t, which ParseBase made from raw: it runs the dedup's
+// preparation of a base and lays out the result.
+func Prepare(t *Types, raw []byte) (*Prepared, error) {
 	if !CanPrepare(raw) {
 		return nil, errors.New("btf: prepared bases need little-endian BTF on a little-endian host")
 	}
 	s := t.Strings
 	if t.Base != nil || !s.indexed || !s.index.stable {
-		return nil, errors.New("btf: MarshalPrepared needs the types of ParseBase")
+		return nil, errors.New("btf: Prepare needs the types of ParseBase")
 	}
 	h, err := parseHeader(raw)
 	if err != nil {
@@ -97,38 +126,93 @@ func MarshalPrepared(t *Types, raw []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The output is allocated once, at its size: a base's is 10 MB, and
-	// growing it as it is appended to would leave twice that behind.
-	snapLen := snapshotSize(snap)
-	rawAt := alignUp(preparedHeader+snapLen, rawAlign(len(raw)))
-	offsAt := alignUp(rawAt+len(raw), 8)
-	slotsAt := alignUp(offsAt+4*len(t.offs), 8)
-	index := s.index.packed()
-	out := appendSnapshot(make([]byte, preparedHeader, slotsAt+8*len(index.slots)), snap)
-	if len(out) != preparedHeader+snapLen {
-		return nil, fmt.Errorf("btf: prepared base's snapshot is %d bytes, %d expected", len(out)-preparedHeader, snapLen)
-	}
-	out = out[:cap(out)]
-	copy(out, preparedMagic)
-	le := binary.LittleEndian
+	p := &Prepared{t: t, raw: raw, snap: snap, index: s.index.packed(), snapLen: snapshotSize(snap)}
+	p.rawAt = alignUp(preparedHeader+p.snapLen, rawAlign(len(raw)))
+	p.offsAt = alignUp(p.rawAt+len(raw), 8)
+	p.slotsAt = alignUp(p.offsAt+4*len(t.offs), 8)
+	p.size = p.slotsAt + 8*len(p.index.slots)
 	flags := uint64(0)
 	if s.deduped {
 		flags = 1
 	}
-	for i, v := range []uint64{preparedVersion, flags, uint64(len(raw)), uint64(h.typeStart), uint64(len(t.words)),
-		uint64(h.strStart), uint64(h.strLen), uint64(len(t.offs)), uint64(len(index.slots)), uint64(index.n),
-		uint64(rawAt), uint64(snapLen)} {
-		le.PutUint64(out[8+8*i:], v)
+	p.header = append(make([]byte, 0, preparedSumAt), preparedMagic...)
+	for _, v := range []uint64{preparedVersion, flags, uint64(len(raw)), uint64(h.typeStart), uint64(len(t.words)),
+		uint64(h.strStart), uint64(h.strLen), uint64(len(t.offs)), uint64(len(p.index.slots)), uint64(p.index.n),
+		uint64(p.rawAt), uint64(p.snapLen)} {
+		p.header = binary.LittleEndian.AppendUint64(p.header, v)
 	}
-	copy(out[rawAt:], raw)
-	for i, o := range t.offs {
-		le.PutUint32(out[offsAt+4*i:], o)
+	return p, nil
+}
+
+// WriteTo writes the prepared base to w in pieces of about pieceBytes.
+func (p *Prepared) WriteTo(w io.Writer) (int64, error) {
+	n := int64(0)
+	err := p.write(func(b []byte) error {
+		k, err := w.Write(b)
+		n += int64(k)
+		return err
+	})
+	return n, err
+}
+
+// write hands the prepared base to out in pieces. The header's sum covers
+// parts written after it (preparedSum), so those are encoded twice: once
+// summed, once written.
+func (p *Prepared) write(out func([]byte) error) error {
+	tab := crc32.MakeTable(crc32.Castagnoli)
+	sum := crc32.Checksum(p.header, tab)
+	summed := pieceWriter{out: func(b []byte) error {
+		sum = crc32.Update(sum, tab, b)
+		return nil
+	}}
+	p.parts(&summed, false)
+	if summed.err != nil {
+		return summed.err
 	}
-	for i, e := range index.slots {
-		le.PutUint64(out[slotsAt+8*i:], e)
+	if summed.at() != p.snapLen+(p.size-p.offsAt) {
+		return fmt.Errorf("btf: prepared base's summed parts are %d bytes, %d expected", summed.at(), p.snapLen+(p.size-p.offsAt))
 	}
-	le.PutUint32(out[preparedSumAt:], preparedSum(out, snapLen, offsAt))
-	return out, nil
+	w := pieceWriter{out: out}
+	w.write(p.header)
+	w.b = binary.LittleEndian.AppendUint32(w.b, sum)
+	w.pad(8)
+	p.parts(&w, true)
+	if w.err == nil && w.at() != p.size {
+		return fmt.Errorf("btf: prepared base is %d bytes, %d expected", w.at(), p.size)
+	}
+	return w.err
+}
+
+// parts writes what follows the header to w, which is at the snapshot's
+// start: the snapshot, the raw BTF (if withRaw: what preparedSum does not
+// cover, with the padding around it), the type offsets and the index
+// slots. It flushes w.
+func (p *Prepared) parts(w *pieceWriter, withRaw bool) {
+	start := w.at()
+	writeSnapshot(w, p.snap)
+	if w.at()-start != p.snapLen {
+		w.flush()
+		if w.err == nil {
+			w.err = fmt.Errorf("btf: prepared base's snapshot is %d bytes, %d expected", w.at()-start, p.snapLen)
+		}
+		return
+	}
+	if withRaw {
+		w.pad(rawAlign(len(p.raw)))
+		w.write(p.raw)
+		w.pad(8)
+	}
+	le := binary.LittleEndian
+	for _, o := range p.t.offs {
+		w.b = le.AppendUint32(w.b, o)
+		w.spill()
+	}
+	w.pad(8)
+	for _, e := range p.index.slots {
+		w.b = le.AppendUint64(w.b, e)
+		w.spill()
+	}
+	w.flush()
 }
 
 // preparedSum is the CRC-32C of the header's fields, the snapshot (snapLen

@@ -3,8 +3,11 @@ package btf
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -97,10 +100,90 @@ func TestPreparedRoundTripReference(t *testing.T) {
 			rawAt, snapLen, slotsEnd, len(data))
 	}
 	// The stored index is packed: the fewest slots that keep at most 4/5
-	// used (101,967 strings: 2^17 slots, where the built index has 2^18).
+	// used (101,967 strings: 2^17 slots, where an index built for
+	// insertion has 2^18).
 	if nStrings != uint64(parsed.Strings.index.n) || 4*nSlots < 5*nStrings || 4*(nSlots/2) >= 5*nStrings {
 		t.Errorf("stored index: %d slots for %d strings (the built one %d for %d); want the fewest at most 4/5 used",
 			nSlots, nStrings, len(parsed.Strings.index.slots), parsed.Strings.index.n)
+	}
+}
+
+// pieceRecorder keeps what is written to it and the largest write.
+type pieceRecorder struct {
+	data    []byte
+	largest int
+	failAt  int // fail the write that would pass this many bytes (0: never)
+}
+
+var errRecorderFull = errors.New("recorder full")
+
+func (r *pieceRecorder) Write(b []byte) (int, error) {
+	if r.failAt > 0 && len(r.data)+len(b) > r.failAt {
+		return 0, errRecorderFull
+	}
+	r.data = append(r.data, b...)
+	r.largest = max(r.largest, len(b))
+	return len(b), nil
+}
+
+// TestPreparedWrittenInPieces: on pahole's kernel BTF, a Prepared writes
+// in pieces of about pieceBytes what MarshalPrepared returns, which loads;
+// a write error ends it with that error; ParseBase reads the types and
+// strings where raw has them; and preparing and writing allocate less
+// than the file (before the writer, they allocated three times it: the
+// parsed copy, the tables at twice their size, the file).
+func TestPreparedWrittenInPieces(t *testing.T) {
+	raw := readReference(t, "amd64.default.btf")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	parsed, err := ParseBase(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(parsed, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := p.WriteTo(io.Discard)
+	runtime.ReadMemStats(&after)
+	if err != nil || n != int64(p.size) {
+		t.Fatalf("WriteTo wrote %d bytes (err %v), want %d", n, err, p.size)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc >= uint64(p.size) {
+		t.Errorf("parsing, preparing and writing allocated %d bytes, the file is %d", alloc, p.size)
+	}
+	within := func(b, outer []byte) bool {
+		lo, hi := uintptr(unsafe.Pointer(unsafe.SliceData(outer))), uintptr(unsafe.Pointer(unsafe.SliceData(outer)))+uintptr(len(outer))
+		at := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		return at >= lo && at+uintptr(len(b)) <= hi
+	}
+	if !within(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(parsed.words))), 4*len(parsed.words)), raw) ||
+		!within(parsed.Strings.data, raw) {
+		t.Error("ParseBase copied the types or strings of little-endian BTF")
+	}
+	var rec pieceRecorder
+	if _, err := p.WriteTo(&rec); err != nil {
+		t.Fatal(err)
+	}
+	want, err := MarshalPrepared(parsed, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(rec.data, want) {
+		t.Errorf("WriteTo wrote %d bytes that differ from MarshalPrepared's %d", len(rec.data), len(want))
+	}
+	if rec.largest > pieceBytes+16 {
+		t.Errorf("largest write %d bytes, want about %d", rec.largest, pieceBytes)
+	}
+	if _, err := LoadPrepared(want, raw, nil); err != nil {
+		t.Errorf("written prepared base does not load: %v", err)
+	}
+	for _, at := range []int{100, 3 << 20, 8 << 20, len(want) - 1} {
+		failing := pieceRecorder{failAt: at}
+		if _, err := p.WriteTo(&failing); !errors.Is(err, errRecorderFull) {
+			t.Errorf("a write failing past byte %d: error %v", at, err)
+		}
 	}
 }
 

@@ -168,12 +168,22 @@ func (s *Strings) buildIndex(stable bool) {
 	if s.indexed {
 		return
 	}
-	s.index = newStrIndexFor(bytes.Count(s.data, []byte{0}))
-	s.index.stable = stable
+	n := bytes.Count(s.data, []byte{0})
+	if stable {
+		// A stable index is a prepared base's, only read once built: it
+		// is built at the size packed gives it, so packing copies nothing.
+		s.index = strIndex{stable: true, slots: make([]uint64, packedSlots(n, 256))}
+	} else {
+		s.index = newStrIndexFor(n)
+	}
 	s.forEach(func(off uint32, str string) {
 		h := s.index.hash(str)
 		if slot, _, ok := s.index.find(h, str, s); !ok {
-			s.index.insert(slot, h, off)
+			if stable { // never full: n strings at most
+				s.index.place(slot, h, off)
+			} else {
+				s.index.insert(slot, h, off)
+			}
 		}
 	})
 	s.indexed = true
@@ -237,13 +247,19 @@ func (x *strIndex) find(h uint64, str string, s *Strings) (slot int, off uint32,
 	return i, 0, false
 }
 
-// insert records offset off of a string of hash h in the free slot slot.
+// insert records offset off of a string of hash h in the free slot slot,
+// and grows the index if that leaves more than half of it used.
 func (x *strIndex) insert(slot int, h uint64, off uint32) {
-	x.slots[slot] = h>>32<<32 | uint64(off+1)
-	x.n++
+	x.place(slot, h, off)
 	if 2*x.n > len(x.slots) {
 		x.slots = reslot(x.slots, 2*len(x.slots))
 	}
+}
+
+// place records offset off of a string of hash h in the free slot slot.
+func (x *strIndex) place(slot int, h uint64, off uint32) {
+	x.slots[slot] = h>>32<<32 | uint64(off+1)
+	x.n++
 }
 
 // reslot returns the entries of slots in n new ones (a power of two).
@@ -272,6 +288,9 @@ func reslot(slots []uint64, n int) []uint64 {
 // slots at 4/5 against 2.5 at 1/2), all in one or two cache lines.
 func (x *strIndex) packed() strIndex {
 	p := *x
+	if len(x.slots) == packedSlots(x.n, 256) {
+		return p
+	}
 	p.slots = reslot(x.slots, packedSlots(x.n, 256))
 	return p
 }
@@ -287,9 +306,10 @@ func packedSlots(n, least int) int {
 	return slots
 }
 
-// parseStrings wraps a copy of a raw string section. start is the offset of
-// its first byte (the base's size for split BTF).
-func parseStrings(sec []byte, base *Strings) (*Strings, error) {
+// parseStrings wraps a copy of a raw string section, or with alias the
+// section itself. start is the offset of its first byte (the base's size
+// for split BTF).
+func parseStrings(sec []byte, base *Strings, alias bool) (*Strings, error) {
 	s := &Strings{base: base}
 	if base != nil {
 		s.start = uint32(base.Size())
@@ -312,7 +332,11 @@ func parseStrings(sec []byte, base *Strings) (*Strings, error) {
 	if base == nil && sec[0] != 0 {
 		return nil, errors.New("string section does not start with NUL (split BTF without its base?)")
 	}
-	s.data = bytes.Clone(sec)
+	if alias {
+		s.data = sec[:len(sec):len(sec)] // appending copies
+	} else {
+		s.data = bytes.Clone(sec)
+	}
 	if base == nil && len(sec) == 1 {
 		s.index = newStrIndex()
 		s.indexed = true

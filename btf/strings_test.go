@@ -62,7 +62,7 @@ func TestSplitStrings(t *testing.T) {
 }
 
 func TestParsedStringsIndexFirstOccurrence(t *testing.T) {
-	s, err := parseStrings([]byte("\x00a\x00b\x00a\x00"), nil)
+	s, err := parseStrings([]byte("\x00a\x00b\x00a\x00"), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

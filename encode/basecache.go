@@ -2,12 +2,13 @@ package encode
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -134,28 +135,34 @@ func (c *BaseCache) load(path string) (t *btf.Types, how baseLoaded, err error) 
 			return t, how, nil
 		}
 	}
-	// The base is parsed and prepared where it is mapped: the prepared
-	// base holds a copy of it, which the types returned alias. Only if
-	// that fails are the parsed types returned, on a copy of their own.
+	// The base is parsed where it is mapped and its prepared form written
+	// in pieces, then mapped as a later encode maps it: the process never
+	// holds the whole file (10 MB for a kernel's). What the preparing held
+	// (the dedup's tables, the string index: 6 MB for a kernel's) is then
+	// given back to the system: the encode's heap grows again from less,
+	// instead of keeping those pages on top of what it maps.
 	parsed, err := parseBase(path, raw, btf.ParseBase)
 	if err != nil {
 		return nil, how, err
 	}
-	data, err := btf.MarshalPrepared(parsed, raw)
+	prepared, err := btf.Prepare(parsed, raw)
+	parsed = nil
 	if err == nil {
-		err = c.store(name, data)
-		// The encode's dedup then decodes the tables just prepared
-		// instead of preparing the base a second time.
-		if prepared, lerr := btf.LoadPrepared(data, raw, nil); lerr == nil {
-			how.writeErr = err
-			// What the preparing left (the parsed types and the
-			// dedup's state: 10 MB for a kernel's) is collected now,
-			// so that the encode reuses its memory: a small input's
-			// collector runs only at the memory limit.
-			runtime.GC()
-			return prepared, how, nil
-		}
+		err = c.store(name, func(w io.Writer) error {
+			_, err := prepared.WriteTo(w)
+			return err
+		})
+		prepared = nil
+		debug.FreeOSMemory()
 	}
+	if err == nil {
+		if t, _ := c.mapped(name, bytes.NewReader(raw), int64(len(raw))); t != nil {
+			return t, how, nil
+		}
+		err = errors.New("the prepared base stored does not load")
+	}
+	// The base is then parsed on a copy of its own, and the encode's
+	// dedup prepares it.
 	how.writeErr = err
 	t, err = parseBase(path, bytes.Clone(raw), btf.ParseBase)
 	return t, how, err
@@ -363,13 +370,13 @@ func (w readWatcher) ReadAt(p []byte, off int64) (int, error) {
 	return w.r.ReadAt(p, off)
 }
 
-// store writes data, a prepared base, as file name, then removes all but
-// the newest KeepFiles prepared bases.
-func (c *BaseCache) store(name string, data []byte) error {
+// store writes what write writes, a prepared base, as file name, then
+// removes all but the newest KeepFiles prepared bases.
+func (c *BaseCache) store(name string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(c.dir, name), data, 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(c.dir, name), 0o644, write); err != nil {
 		return err
 	}
 	atomicfile.KeepNewest(c.dir, ".btfbase", KeepFiles)

@@ -5,6 +5,7 @@ package encode
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -62,7 +63,7 @@ func TestBaseCachePrepareLock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := btf.MarshalPrepared(parsed, raw)
+			prepared, err := btf.Prepare(parsed, raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +71,10 @@ func TestBaseCachePrepareLock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := holder.store(name, data); err != nil {
+			if err := holder.store(name, func(w io.Writer) error {
+				_, err := prepared.WriteTo(w)
+				return err
+			}); err != nil {
 				t.Fatal(err)
 			}
 		}

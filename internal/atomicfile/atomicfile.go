@@ -8,18 +8,29 @@ package atomicfile
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 )
 
-// WriteFile atomically replaces path with data, with permissions perm. The
-// data is written 64 KiB at a time: the page cache then holds the file in
-// small folios, so a process that maps it and reads a few bytes maps a few
+// WriteFile atomically replaces path with data, with permissions perm
+// (Write).
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return Write(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Write atomically replaces path with what write writes, with permissions
+// perm; if write fails, path is left as it was. What is written goes to
+// the file 64 KiB at a time: the page cache then holds the file in small
+// folios, so a process that maps it and reads a few bytes maps a few
 // pages, where one large write leaves folios of up to 2 MiB, each mapped
 // whole on its first read.
-func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
+func Write(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -31,12 +42,8 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	for b := data; len(b) > 0; {
-		n := min(len(b), 64<<10)
-		if _, err = tmp.Write(b[:n]); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		b = b[n:]
+	if err = write(smallWrites{tmp}); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -51,6 +58,22 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// smallWrites writes to w at most 64 KiB at a time.
+type smallWrites struct{ w io.Writer }
+
+func (s smallWrites) Write(b []byte) (int, error) {
+	done := 0
+	for len(b) > 0 {
+		n, err := s.w.Write(b[:min(len(b), 64<<10)])
+		done += n
+		if err != nil {
+			return done, err
+		}
+		b = b[n:]
+	}
+	return done, nil
 }
 
 // KeepNewest removes all but the keep most recently modified files of dir

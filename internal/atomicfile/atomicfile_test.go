@@ -2,6 +2,8 @@ package atomicfile
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +26,32 @@ func TestWriteFileInPieces(t *testing.T) {
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
 		t.Errorf("mode %v, want 0640", st.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("directory holds %d files, want 1", len(entries))
+	}
+}
+
+// TestWriteFailsLeavesFile: a write that fails halfway leaves the file
+// as it was and no temporary file; the error is the writer's, wrapped.
+func TestWriteFailsLeavesFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cache.bin")
+	if err := WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := Write(path, 0o644, func(w io.Writer) error {
+		if _, err := w.Write(bytes.Repeat([]byte{1}, 200<<10)); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("error %v, want the writer's", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "old" {
+		t.Errorf("file holds %q, want the old contents", got)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("directory holds %d files, want 1", len(entries))
