@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/binary"
 	"os"
 	"strconv"
 	"strings"
@@ -68,6 +69,62 @@ func TestReleaseInitCode(t *testing.T) {
 	t.Logf("code resident: %d KiB before, %d KiB after", before, after)
 	if after >= before/2 {
 		t.Errorf("code resident: %d KiB before the release, %d KiB after (want under half)", before, after)
+	}
+}
+
+// residentPages counts the pages of r that are resident, from
+// /proc/self/pagemap.
+func residentPages(t *testing.T, r addrRange) int {
+	t.Helper()
+	pm, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer pm.Close()
+	b := make([]byte, (r.end-r.start)/pageSize*8)
+	if _, err := pm.ReadAt(b, int64(r.start/pageSize*8)); err != nil {
+		t.Skip(err)
+	}
+	n := 0
+	for i := 0; i < len(b); i += 8 {
+		if binary.NativeEndian.Uint64(b[i:])&pagePresent != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// TestReleaseInitCodeFunctionTables checks that the function tables'
+// pages are let go too: the test reads all of them (through
+// /proc/self/mem, which maps them in as a read of the memory would), and
+// after the release few are resident.
+func TestReleaseInitCodeFunctionTables(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil || !fixedAddress(exe) {
+		t.Skip("the test binary is not a fixed-address executable: releaseInitCode leaves it alone")
+	}
+	tab, ok := functionTables(exe)
+	if !ok {
+		t.Fatal("no .gopclntab found in the test binary")
+	}
+	mem, err := os.Open("/proc/self/mem")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer mem.Close()
+	if _, err := mem.ReadAt(make([]byte, tab.end-tab.start), int64(tab.start)); err != nil {
+		t.Skip(err)
+	}
+	pages := int((tab.end - tab.start) / pageSize)
+	before := residentPages(t, tab)
+	releaseInitCode()
+	after := residentPages(t, tab)
+	t.Logf("function tables: %d pages, %d resident before the release, %d after", pages, before, after)
+	if before < pages*9/10 {
+		t.Fatalf("reading the function tables left %d of their %d pages resident", before, pages)
+	}
+	if after > before/4 {
+		t.Errorf("function tables resident: %d pages before the release, %d after (want a quarter at most)", before, after)
 	}
 }
 
