@@ -134,6 +134,11 @@ func (s *Deduplication) Advance(view *Types) error {
 		return s.err
 	}
 	d := s.d
+	if d.piped && d.unsure != "" {
+		// Finish starts over in libbpf's order: the batches' passes and
+		// their types' state would be thrown away.
+		return nil
+	}
 	if view != nil {
 		if !d.piped {
 			s.err = errors.New("btf: dedup: Advance with new types on a dedup that is not pipelined")
@@ -176,18 +181,19 @@ func (s *Deduplication) Finish() (*Types, error) {
 		return nil, s.err
 	}
 	d := s.d
+	if d.piped && d.unsure != "" {
+		// The batches may have been deduplicated otherwise than libbpf
+		// would: start over in libbpf's order, on all the types (Dedup
+		// checks them as extend would).
+		s.Restarted = d.unsure
+		return Dedup(d.src)
+	}
 	checked := s.done
 	if !s.prepped {
 		checked = 0 // no pass has run: every kind may still come
 	}
 	if err := d.extend(d.src, checked); err != nil {
 		return nil, fmt.Errorf("btf: dedup: %w", err)
-	}
-	if d.piped && d.unsure != "" {
-		// The batches may have been deduplicated otherwise than libbpf
-		// would: start over in libbpf's order.
-		s.Restarted = d.unsure
-		return Dedup(d.src)
 	}
 	var steps []dedupStep
 	if !s.prepped {
