@@ -304,7 +304,7 @@ type deduper struct {
 	n     uint32   // number of ids, void included
 	void  [headerWords]uint32
 	// dense: the candidate tables are a prepared base's, filled by prep
-	// and then only read (newDenseCandTable).
+	// and then only read (candTable.dense).
 	dense bool
 
 	// kinds is, per id from lazyBase on, the kind (a compact copy for the
@@ -461,11 +461,7 @@ func newDeduper(t *Types, room int, dense bool) (*deduper, error) {
 // it all) and a part of the own types (1 in 37 of the kernel's end up
 // canonical; the table grows if need be), and the enum indexes.
 func (d *deduper) newTables() {
-	if d.dense {
-		d.table = newDenseCandTable(int(d.start) + d.src.Len()/64)
-	} else {
-		d.table = newCandTable(int(d.start) + d.src.Len()/64)
-	}
+	d.table = newCandTable(int(d.start)+d.src.Len()/64, d.dense)
 	d.enumByContent, d.enumDecls = &enumIndex{}, &enumIndex{}
 }
 
@@ -720,10 +716,8 @@ func (d *deduper) prep() error {
 		}
 		d.newTables()
 	}
-	if d.piped && d.dense { // the struct pass's table (see splitTables)
-		d.structTab = newDenseCandTable(int(d.start) / 8)
-	} else if d.piped {
-		d.structTab = newCandTable(int(d.start) / 8)
+	if d.piped { // the struct pass's table (see splitTables)
+		d.structTab = newCandTable(int(d.start)/8, d.dense)
 	}
 	for id := uint32(1); id < d.start; id++ {
 		d.setCanon(id, id)

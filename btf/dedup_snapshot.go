@@ -82,7 +82,7 @@ func prepareDedup(base *Types) (*dedupSnapshot, error) {
 		enumByContent: *d.enumByContent, enumDecls: *d.enumDecls, structNames: baseStructNames(base)}, nil
 }
 
-// baseSnapshot returns the encoded snapshot (appendSnapshot) d's single
+// baseSnapshot returns the encoded snapshot (writeSnapshot) d's single
 // base carries, if any.
 func (d *deduper) baseSnapshot() []byte {
 	b := d.src.Base
@@ -113,14 +113,6 @@ func (d *deduper) prepFromSnapshot(b []byte) bool {
 	d.enumByContent, d.enumDecls = &s.enumByContent, &s.enumDecls
 	d.baseNames = &s.structNames
 	return true
-}
-
-// appendSnapshot encodes s (little endian) after b, whose length is a
-// multiple of 8 (writeSnapshot).
-func appendSnapshot(b []byte, s *dedupSnapshot) []byte {
-	p := pieceWriter{b: b}
-	writeSnapshot(&p, s)
-	return p.b
 }
 
 // writeSnapshot encodes s (little endian) to p, at a multiple of 8: each
@@ -180,8 +172,8 @@ func writeSnapshot(p *pieceWriter, s *dedupSnapshot) {
 	writeStructNames(p, &s.structNames)
 }
 
-// snapshotSize is the length of what appendSnapshot appends for s to a
-// slice whose length is a multiple of 8: where the raw BTF of a prepared
+// snapshotSize is the length of what writeSnapshot writes for s from an
+// offset that is a multiple of 8: where the raw BTF of a prepared
 // base goes (Prepare).
 func snapshotSize(s *dedupSnapshot) int {
 	n := 0
@@ -199,7 +191,7 @@ func snapshotSize(s *dedupSnapshot) int {
 	return alignUp(n, 8) + 8 + 8*len(s.structNames.names)
 }
 
-// snapshotReader decodes what appendSnapshot wrote, checking each count
+// snapshotReader decodes what writeSnapshot wrote, checking each count
 // against the bytes left and each index against what it indexes.
 type snapshotReader struct {
 	b   []byte

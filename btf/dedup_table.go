@@ -67,22 +67,15 @@ type candEntry struct {
 	parity uint8 // parity of the number of libbpf grows before its insertion
 }
 
-// newCandTable returns an empty table; n is a hint of its final size.
-func newCandTable(n int) *candTable {
+// newCandTable returns an empty table, dense or not, with room for n keys
+// (a hint of its final size).
+func newCandTable(n int, dense bool) *candTable {
+	t := &candTable{entries: make([]candEntry, 0, n), dense: dense}
 	slots := 1024
-	for slots < 2*n { // add keeps at most half of the slots used
+	for t.crowded(n, slots) {
 		slots *= 2
 	}
-	t := &candTable{slots: make([]candSlot, slots), entries: make([]candEntry, 0, n)}
-	for i := range t.slots {
-		t.slots[i].head = -1
-	}
-	return t
-}
-
-// newDenseCandTable returns an empty dense table with room for n keys.
-func newDenseCandTable(n int) *candTable {
-	t := &candTable{slots: make([]candSlot, packedSlots(n, 1024)), entries: make([]candEntry, 0, n), dense: true}
+	t.slots = make([]candSlot, slots)
 	for i := range t.slots {
 		t.slots[i].head = -1
 	}
@@ -111,7 +104,7 @@ func slotIndex(h uint64, mask int) int {
 // chain going to older entries, so a damaged base gives wrong candidates,
 // never a panic or an endless walk.
 func overlay(base *candTable, baseIDs uint32) *candTable {
-	t := newCandTable(0)
+	t := newCandTable(0, false)
 	t.base, t.nBase = base, int32(min(len(base.entries), maxMappedID))
 	t.libbpfCap, t.grows = base.libbpfCap, base.grows
 	t.baseIDs, t.none.next = baseIDs, -1

@@ -62,7 +62,7 @@ func (m *libbpfHashmap) values(key uint64) []uint32 {
 func TestCandTableOrderMatchesLibbpfHashmap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var model libbpfHashmap
-	table := newCandTable(16)
+	table := newCandTable(16, false)
 	keys := []uint64{0, 1, 31, 12345678901234, 1 << 40}
 	entryOf := map[uint32]int32{}
 	for i := range uint32(5000) {
@@ -93,7 +93,7 @@ func TestCandTableOrderMatchesLibbpfHashmap(t *testing.T) {
 func TestCandTableReserve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var model libbpfHashmap
-	table := newCandTable(4)
+	table := newCandTable(4, false)
 	add := func(from, to uint32) {
 		for i := from; i < to; i++ {
 			k := uint64(rng.IntN(700))
@@ -125,7 +125,7 @@ func TestCandTableOverlayMatchesLibbpfHashmap(t *testing.T) {
 	for _, split := range []int{0, 1, 7, 300, 2000} {
 		rng := rand.New(rand.NewPCG(3, uint64(split)))
 		var model libbpfHashmap
-		base := newCandTable(16)
+		base := newCandTable(16, false)
 		keys := []uint64{0, 1, 31, 12345678901234, 1 << 40, 77, 78}
 		entryOf := map[uint32]int32{}
 		for i := range uint32(split) {

@@ -2,8 +2,7 @@ package btf
 
 // pieceWriter hands what is appended to its buffer to out in pieces of
 // about pieceBytes, so that a large encoding (a prepared base: 10 MB for a
-// kernel's) is written without being held whole. With out nil it keeps
-// everything, which is how the encodings build a slice (appendSnapshot).
+// kernel's) is written without being held whole.
 type pieceWriter struct {
 	b       []byte
 	out     func([]byte) error
@@ -21,7 +20,7 @@ func (p *pieceWriter) at() int { return p.flushed + len(p.b) }
 
 // spill hands the buffer on once it holds pieceBytes.
 func (p *pieceWriter) spill() {
-	if p.out != nil && len(p.b) >= pieceBytes {
+	if len(p.b) >= pieceBytes {
 		p.flush()
 	}
 }
@@ -29,9 +28,6 @@ func (p *pieceWriter) spill() {
 // flush hands the buffer on; after an error, appending goes on and
 // nothing more is handed on.
 func (p *pieceWriter) flush() {
-	if p.out == nil {
-		return
-	}
 	if p.err == nil && len(p.b) > 0 {
 		p.err = p.out(p.b)
 	}
@@ -39,26 +35,20 @@ func (p *pieceWriter) flush() {
 	p.b = p.b[:0]
 }
 
-// pad appends zeros up to a multiple of a, a power of two.
+// pad appends zeros up to a multiple of a, a power of two, a piece's room
+// at a time.
 func (p *pieceWriter) pad(a int) {
 	for n := alignUp(p.at(), a) - p.at(); n > 0; {
-		p.spill() // so that a piece has room
-		k := n
-		if p.out != nil { // up to a piece's end
-			k = min(n, pieceBytes-len(p.b))
-		}
+		p.spill()
+		k := min(n, pieceBytes-len(p.b))
 		p.b = append(p.b, make([]byte, k)...)
 		n -= k
 	}
 	p.spill()
 }
 
-// write appends b, handing a large b on in pieces of its own.
+// write appends b, handing it on in pieces of its own.
 func (p *pieceWriter) write(b []byte) {
-	if p.out == nil {
-		p.b = append(p.b, b...)
-		return
-	}
 	p.flush()
 	for len(b) > 0 {
 		k := min(len(b), pieceBytes)

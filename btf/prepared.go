@@ -19,7 +19,7 @@ import (
 // of the base (dedupSnapshot) is stored too.
 //
 // Layout (little endian; only little-endian hosts and BTF use it): a
-// 112-byte header, the dedup snapshot (appendSnapshot), then from rawAt
+// 112-byte header, the dedup snapshot (writeSnapshot), then from rawAt
 // the raw BTF and, 8-byte aligned, the type offsets (uint32 each) and the
 // index slots (uint64 each) to the end.
 //
@@ -79,20 +79,6 @@ func CanPrepare(raw []byte) bool {
 func hostLittleEndian() bool {
 	x := uint16(1)
 	return *(*byte)(unsafe.Pointer(&x)) == 1
-}
-
-// MarshalPrepared returns what a Prepared of t and raw writes.
-func MarshalPrepared(t *Types, raw []byte) ([]byte, error) {
-	p, err := Prepare(t, raw)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, p.size)
-	err = p.write(func(b []byte) error {
-		out = append(out, b...)
-		return nil
-	})
-	return out, err
 }
 
 // Prepared is the prepared form of a base, laid out and ready to be
@@ -231,7 +217,7 @@ func preparedSum(data []byte, snapLen, offsAt int) uint32 {
 // alignUp rounds n up to a multiple of a, a power of two.
 func alignUp(n, a int) int { return (n + a - 1) &^ (a - 1) }
 
-// LoadPrepared returns the types MarshalPrepared stored in data, which must
+// LoadPrepared returns the types a Prepared wrote to data, which must
 // start 8-byte aligned (a mapping does), if raw is the BTF they were
 // prepared from. The types alias data, which must stay mapped and
 // unmodified while they and anything taken from them are in use.

@@ -29,6 +29,33 @@ func smallBase(t testing.TB) []byte {
 	return raw
 }
 
+// marshalPrepared returns the whole prepared form of t, which ParseBase
+// made from raw, as a Prepared writes it.
+func marshalPrepared(t *Types, raw []byte) ([]byte, error) {
+	p, err := Prepare(t, raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, p.size)
+	err = p.write(func(b []byte) error {
+		out = append(out, b...)
+		return nil
+	})
+	return out, err
+}
+
+// encodeSnapshot returns what writeSnapshot writes for s.
+func encodeSnapshot(s *dedupSnapshot) []byte {
+	var out []byte
+	p := pieceWriter{out: func(b []byte) error {
+		out = append(out, b...)
+		return nil
+	}}
+	writeSnapshot(&p, s)
+	p.flush()
+	return out
+}
+
 // prepare parses raw with ParseBase and returns it with its prepared form.
 func prepare(t testing.TB, raw []byte) (*Types, []byte) {
 	t.Helper()
@@ -36,7 +63,7 @@ func prepare(t testing.TB, raw []byte) (*Types, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := MarshalPrepared(parsed, raw)
+	data, err := marshalPrepared(parsed, raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +154,7 @@ func (r *pieceRecorder) Write(b []byte) (int, error) {
 }
 
 // TestPreparedWrittenInPieces: on pahole's kernel BTF, a Prepared writes
-// in pieces of about pieceBytes what MarshalPrepared returns, which loads;
+// in pieces of about pieceBytes the whole file (marshalPrepared), which loads;
 // a write error ends it with that error; ParseBase reads the types and
 // strings where raw has them; and preparing and writing allocate less
 // than the file (before the writer, they allocated three times it: the
@@ -166,12 +193,12 @@ func TestPreparedWrittenInPieces(t *testing.T) {
 	if _, err := p.WriteTo(&rec); err != nil {
 		t.Fatal(err)
 	}
-	want, err := MarshalPrepared(parsed, raw)
+	want, err := marshalPrepared(parsed, raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(rec.data, want) {
-		t.Errorf("WriteTo wrote %d bytes that differ from MarshalPrepared's %d", len(rec.data), len(want))
+		t.Errorf("WriteTo wrote %d bytes that differ from the whole file's %d", len(rec.data), len(want))
 	}
 	if rec.largest > pieceBytes+16 {
 		t.Errorf("largest write %d bytes, want about %d", rec.largest, pieceBytes)
@@ -285,7 +312,7 @@ func smallSnapshot(tb testing.TB) ([]byte, uint32) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return appendSnapshot(nil, snap), uint32(base.NextID())
+	return encodeSnapshot(snap), uint32(base.NextID())
 }
 
 // TestSnapshotDecodeRejects: the dedup snapshot of a prepared base decodes
@@ -297,7 +324,7 @@ func TestSnapshotDecodeRejects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(appendSnapshot(nil, got), enc) {
+	if !bytes.Equal(encodeSnapshot(got), enc) {
 		t.Error("decoded snapshot encodes differently")
 	}
 	for n := range len(enc) {

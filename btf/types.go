@@ -45,7 +45,7 @@ type Types struct {
 	valid int
 
 	// dedupPrep, on a base loaded prepared, is the dedup's prep of it
-	// (appendSnapshot), read by each dedup on the base; releasePrep, if
+	// (writeSnapshot), read by each dedup on the base; releasePrep, if
 	// set, is called with it whenever it is not needed for a while (see
 	// LoadPrepared).
 	dedupPrep   []byte

@@ -19,7 +19,7 @@ import (
 	"github.com/btfgate/btfgate/loader/elffile"
 )
 
-// BaseCache keeps prepared bases (btf.MarshalPrepared) in a directory, so
+// BaseCache keeps prepared bases (btf.Prepare) in a directory, so
 // that module encodes on the same base BTF map its type offsets, string
 // index and dedup tables instead of computing them again: a kernel build encodes
 // thousands of modules on one vmlinux. A file is named by the length of the
@@ -146,7 +146,6 @@ func (c *BaseCache) load(path string) (t *btf.Types, how baseLoaded, err error) 
 		return nil, how, err
 	}
 	prepared, err := btf.Prepare(parsed, raw)
-	parsed = nil
 	if err == nil {
 		err = c.store(name, func(w io.Writer) error {
 			_, err := prepared.WriteTo(w)
