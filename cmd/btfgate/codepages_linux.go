@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/btfgate/btfgate/loader/elffile"
 )
 
 // releaseInitCode lets go the pages of the executable's code, and of its
@@ -99,53 +101,20 @@ func initRanges(exe string) []addrRange {
 }
 
 // functionTables returns the whole pages of the .gopclntab section of the
-// executable exe, a fixed-address little-endian one (fixedAddress): where
-// its sections are mapped is their address. The section headers are read
-// with pread, not through a mapping of the file, whose pages would count
-// as the process's until it is unmapped.
+// executable exe, a fixed-address one (fixedAddress): where its sections
+// are mapped is their address.
 func functionTables(exe string) (addrRange, bool) {
-	f, err := os.Open(exe)
+	f, err := elffile.Open(exe) // maps the file, reads its headers only
 	if err != nil {
 		return addrRange{}, false
 	}
 	defer f.Close()
-	le := binary.LittleEndian
-	var hdr [64]byte
-	if _, err := f.ReadAt(hdr[:], 0); err != nil || hdr[elf.EI_CLASS] != byte(elf.ELFCLASS64) {
+	sec := f.Section(".gopclntab")
+	if sec == nil || sec.Size == 0 || sec.Addr > math.MaxUint64-sec.Size-pageSize {
 		return addrRange{}, false
 	}
-	shoff, shentsize, shnum, shstrndx := le.Uint64(hdr[0x28:]), le.Uint16(hdr[0x3a:]), le.Uint16(hdr[0x3c:]), le.Uint16(hdr[0x3e:])
-	if shentsize != 64 || shnum == 0 || shstrndx >= shnum || shoff > math.MaxInt64-64*uint64(shnum) {
-		return addrRange{}, false
-	}
-	shdrs := make([]byte, 64*int(shnum))
-	if _, err := f.ReadAt(shdrs, int64(shoff)); err != nil {
-		return addrRange{}, false
-	}
-	strs := shdrs[64*int(shstrndx):]
-	nameAt, nameLen := le.Uint64(strs[0x18:]), le.Uint64(strs[0x20:])
-	const want = ".gopclntab"
-	if nameLen > 1<<20 || nameAt > math.MaxInt64-nameLen {
-		return addrRange{}, false
-	}
-	names := make([]byte, nameLen)
-	if _, err := f.ReadAt(names, int64(nameAt)); err != nil {
-		return addrRange{}, false
-	}
-	for i := range int(shnum) {
-		sh := shdrs[64*i:]
-		at := uint64(le.Uint32(sh))
-		if at > uint64(len(names)) || !bytes.HasPrefix(names[at:], []byte(want+"\x00")) {
-			continue
-		}
-		addr, size := le.Uint64(sh[0x10:]), le.Uint64(sh[0x20:])
-		if size == 0 || addr > math.MaxUint64-size-pageSize {
-			return addrRange{}, false
-		}
-		r := addrRange{(addr + pageSize - 1) &^ (pageSize - 1), (addr + size) &^ (pageSize - 1)}
-		return r, r.end > r.start
-	}
-	return addrRange{}, false
+	r := addrRange{(sec.Addr + pageSize - 1) &^ (pageSize - 1), (sec.Addr + sec.Size) &^ (pageSize - 1)}
+	return r, r.end > r.start
 }
 
 // pageSize is the size of the pages the ranges are made of.
