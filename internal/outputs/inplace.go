@@ -78,8 +78,5 @@ func rewriteInode(o *output) error {
 	if err := f.Truncate(n); err != nil {
 		return fmt.Errorf("write %s: %w", o.path, err)
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", o.path, err)
-	}
 	return f.Close()
 }
