@@ -22,6 +22,7 @@ func main() {
 	// which is read before it is written.
 	runtime.MemProfileRate = 0
 	releaseInitCode()
+	fitThreads()
 	if isPahole(os.Args[0]) || paholeStyle(os.Args[1:]) {
 		if err := runPahole(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, "pahole (btfgate):", err)

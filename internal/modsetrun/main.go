@@ -13,7 +13,9 @@
 // (exit -1 for a process that exits 0 and writes no output; -2 for one
 // killed by a signal; CPU is user+system time, RSS the kernel's maxrss),
 // and the process's stderr to DIR/IDX.err when it wrote any. The wall time
-// is from the fork to the wait's return. It exits 0 when every module ran,
+// is from the fork to the wait's return. The processes get MAKEFLAGS as
+// make -jP gives it to the commands it runs (" -jP", without the
+// jobserver's descriptors, which make 4.3 passes only to a sub-make). It exits 0 when every module ran,
 // whatever the encodes gave; 2 on a bad argument or LIST line, or when a
 // process could not be started.
 package main
@@ -41,6 +43,7 @@ type module struct{ idx, path string }
 type runner struct {
 	resDir, outDir string
 	command        []string
+	env            []string // the processes' environment
 }
 
 func main() {
@@ -65,7 +68,8 @@ func run(args []string, list io.Reader) error {
 	if err != nil {
 		return err
 	}
-	r := &runner{resDir: *resDir, outDir: *outDir, command: fs.Args()}
+	r := &runner{resDir: *resDir, outDir: *outDir, command: fs.Args(),
+		env: append(os.Environ(), fmt.Sprintf("MAKEFLAGS= -j%d", *parallel))}
 	jobs := make(chan module)
 	errs := make(chan error, len(mods))
 	var wg sync.WaitGroup
@@ -116,6 +120,7 @@ func (r *runner) one(m module) error {
 	var stderr bytes.Buffer
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = &stderr
+	cmd.Env = r.env
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)

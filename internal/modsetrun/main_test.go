@@ -62,3 +62,18 @@ func TestRunRefusesBadLists(t *testing.T) {
 		}
 	}
 }
+
+// TestRunPassesMakeflags: each process sees MAKEFLAGS as make -jP gives
+// it to a recipe, whatever the caller's environment held.
+func TestRunPassesMakeflags(t *testing.T) {
+	t.Setenv("MAKEFLAGS", "-j64")
+	res, out := t.TempDir(), t.TempDir()
+	err := run([]string{"-P", "3", "-res", res, "-out", out, "--", "/bin/sh", "-c", `printf '%s' "$MAKEFLAGS" >"$1"`, "sh", "{out}"},
+		strings.NewReader("00000 m.ko\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "00000.btf")); string(b) != " -j3" {
+		t.Errorf("MAKEFLAGS = %q, want %q", b, " -j3")
+	}
+}

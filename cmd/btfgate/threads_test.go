@@ -1,0 +1,74 @@
+package main
+
+import "testing"
+
+func TestParseRunnable(t *testing.T) {
+	for _, c := range []struct {
+		line     string
+		runnable int
+		ok       bool
+	}{
+		{"0.59 1.38 1.14 1/82 11279\n", 1, true},
+		{"2.10 1.94 1.20 3/301 4242\n", 3, true},
+		{"1.00 1.00 1.00 17/1024 1", 17, true},
+		{"0.59 1.38 1.14\n", 0, false},
+		{"0.59 1.38 1.14 82 11279\n", 0, false},
+		{"0.59 1.38 1.14 x/82 11279\n", 0, false},
+		{"", 0, false},
+	} {
+		n, ok := parseRunnable([]byte(c.line))
+		if n != c.runnable || ok != c.ok {
+			t.Errorf("parseRunnable(%q) = %d, %v; want %d, %v", c.line, n, ok, c.runnable, c.ok)
+		}
+	}
+}
+
+func TestTaskState(t *testing.T) {
+	for _, c := range []struct {
+		stat  string
+		state byte
+	}{
+		{"31383 (btfgate) R 31380 31383 1 0 -1", 'R'},
+		{"42 (a (b) c) S 1 42 42 0 -1", 'S'},
+		{"7 (x)", 0},
+		{"no parentheses", 0},
+	} {
+		if got := taskState([]byte(c.stat)); got != c.state {
+			t.Errorf("taskState(%q) = %q, want %q", c.stat, got, c.state)
+		}
+	}
+}
+
+// TestOwnRunnable checks that the caller's own thread counts: it is
+// running while it reads.
+func TestOwnRunnable(t *testing.T) {
+	n, ok := ownRunnable()
+	if !ok {
+		t.Skip("no /proc/self/task here")
+	}
+	if n < 1 {
+		t.Errorf("ownRunnable() = %d, want at least the caller's thread", n)
+	}
+}
+
+func TestParallelMake(t *testing.T) {
+	for _, c := range []struct {
+		makeflags string
+		parallel  bool
+	}{
+		{" -j2 --jobserver-auth=3,4", true}, // make 4.3, make -j2
+		{"rR -j8 --jobserver-auth=fifo:/tmp/GMfifo1", true},
+		{"-j", true},
+		{"--no-print-directory -j", true},
+		{" --jobserver-fds=3,4 -j", true},
+		{"", false},
+		{"rR", false},
+		{" -j1", false},
+		{"-jx", false},
+		{"--no-print-directory", false},
+	} {
+		if got := parallelMake(c.makeflags); got != c.parallel {
+			t.Errorf("parallelMake(%q) = %v, want %v", c.makeflags, got, c.parallel)
+		}
+	}
+}
