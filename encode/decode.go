@@ -3,6 +3,7 @@ package encode
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/btfgate/btfgate/btf"
@@ -29,7 +30,7 @@ func (e *encoder) convertUnits() (int, error) {
 	in, opts, fo, side, excluded, dst := e.in, e.opts, &e.fo, e.side, e.excluded, e.all
 	jobs := opts.Jobs
 	if !opts.walkAll {
-		jobs = decodeWorkers(jobs, in.InfoSize)
+		jobs = decodeWorkers(jobs, in.InfoSize, runtime.GOMAXPROCS(0))
 	}
 	units := unitJobs(in)
 	type result struct {

@@ -18,15 +18,20 @@ func workers(n int) int {
 const maxWorkersPerCPU = 4
 
 // decodeWorkers is how many of an encode's jobs workers walk and convert
-// the units of an input with infoSize bytes of .debug_info: one below
-// secondWorkerFrom, all of them from it on. A small input's decode is a
-// few milliseconds, overlapped with the dedup's pipe and the policies'
-// set-up: a second walker shortened it by 2 % at most (in wall time, alone
-// on 2 CPUs) and cost its buffers and a second set of the allocator's
-// per-CPU spans, 2.5-7 MiB at the peak (docs/performance.md, "Session 16:
-// one walker for a small input"). The output does not depend on it.
-func decodeWorkers(jobs, infoSize int) int {
-	if infoSize < secondWorkerFrom {
+// the units of an input with infoSize bytes of .debug_info, on procs CPUs
+// (GOMAXPROCS): one below secondWorkerFrom, all of them from it on, but
+// one on one CPU. A small input's decode is a few milliseconds, overlapped
+// with the dedup's pipe and the policies' set-up: a second walker
+// shortened it by 2 % at most (in wall time, alone on 2 CPUs) and cost its
+// buffers and a second set of the allocator's per-CPU spans, 2.5-7 MiB at
+// the peak (docs/performance.md, "Session 16: one walker for a small
+// input"). On one CPU (a module encode in a busy kernel build: cmd/btfgate
+// fitThreads) a second walker only takes turns with the first: it cost
+// nf_conntrack.ko 10 % more CPU and 3.5 MiB more at the peak ("Session
+// 18: one thread when the CPUs are busy"). The output does not depend on
+// it.
+func decodeWorkers(jobs, infoSize, procs int) int {
+	if infoSize < secondWorkerFrom || procs == 1 {
 		return 1
 	}
 	return jobs

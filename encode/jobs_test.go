@@ -22,14 +22,15 @@ func TestWorkersClamped(t *testing.T) {
 }
 
 // TestDecodeWorkers: one walker under secondWorkerFrom bytes of
-// .debug_info, all of them from it on.
+// .debug_info or on one CPU, all of them from it on.
 func TestDecodeWorkers(t *testing.T) {
-	for _, c := range []struct{ jobs, info, want int }{
-		{1, 0, 1}, {2, 0, 1}, {8, secondWorkerFrom - 1, 1},
-		{1, secondWorkerFrom, 1}, {2, secondWorkerFrom, 2}, {8, 200 << 20, 8},
+	for _, c := range []struct{ jobs, info, procs, want int }{
+		{1, 0, 2, 1}, {2, 0, 2, 1}, {8, secondWorkerFrom - 1, 2, 1},
+		{1, secondWorkerFrom, 2, 1}, {2, secondWorkerFrom, 2, 2}, {8, 200 << 20, 2, 8},
+		{2, secondWorkerFrom, 1, 1}, {8, 200 << 20, 1, 1}, {8, 200 << 20, 64, 8},
 	} {
-		if got := decodeWorkers(c.jobs, c.info); got != c.want {
-			t.Errorf("decodeWorkers(%d, %d) = %d, want %d", c.jobs, c.info, got, c.want)
+		if got := decodeWorkers(c.jobs, c.info, c.procs); got != c.want {
+			t.Errorf("decodeWorkers(%d, %d, %d) = %d, want %d", c.jobs, c.info, c.procs, got, c.want)
 		}
 	}
 }
