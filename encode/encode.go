@@ -66,6 +66,11 @@ type Options struct {
 	// bytes of Go heap per byte of .debug_info, which a caller that sets a
 	// memory limit adds to it.
 	Opened func(merged bool, debugInfo int)
+	// Decoded, if set, is called from the encode's goroutine when the
+	// units are walked, converted and spliced, before the policy
+	// decisions and the dedup's end: once, or twice for an encode done a
+	// second time (Result.KnownRedone).
+	Decoded func()
 
 	// keepInfo keeps a module's relocated .debug_info whole until the
 	// encode returns (loader.Input.KeepInfo), for tests.

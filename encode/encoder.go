@@ -70,7 +70,16 @@ func (e *encoder) run() (*Result, error) {
 		name string
 		run  func() error
 	}
-	phases := []phase{{"read", e.read}, {"decode+convert", e.decode}, {"facts", e.facts}, {"policy", e.decide}}
+	decode := func() error {
+		if err := e.decode(); err != nil {
+			return err
+		}
+		if e.opts.Decoded != nil {
+			e.opts.Decoded()
+		}
+		return nil
+	}
+	phases := []phase{{"read", e.read}, {"decode+convert", decode}, {"facts", e.facts}, {"policy", e.decide}}
 	if !e.opts.DecideOnly {
 		phases = append(phases, phase{"functions", e.functions}, phase{"dedup", e.dedup})
 	}

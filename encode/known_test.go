@@ -40,8 +40,8 @@ func TestFixtureKnown(t *testing.T) {
 }
 
 // TestKnownRedoHooks: an encode done a second time (twice.gcc.exe) calls
-// Opened once, and Progress through the units in order each time, the
-// second time from 1 again.
+// Opened once, Progress through the units in order each time, the second
+// time from 1 again, and Decoded after the last unit each time.
 func TestKnownRedoHooks(t *testing.T) {
 	opened := 0
 	var done []int
@@ -52,6 +52,7 @@ func TestKnownRedoHooks(t *testing.T) {
 			done = append(done, d)
 			total = n
 		},
+		Decoded: func() { done = append(done, 0) },
 	}
 	res, err := Encode(fixturePath(t, "known/twice.gcc.exe"), opts)
 	if err != nil {
@@ -68,8 +69,9 @@ func TestKnownRedoHooks(t *testing.T) {
 		for d := 1; d <= total; d++ {
 			want = append(want, d)
 		}
+		want = append(want, 0) // Decoded
 	}
 	if total == 0 || !slices.Equal(done, want) {
-		t.Errorf("Progress reported %v (of %d), want %v", done, total, want)
+		t.Errorf("Progress and Decoded (0) reported %v (of %d), want %v", done, total, want)
 	}
 }

@@ -122,6 +122,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 	}
 	setMemoryLimit(input, fl.jobs)
 	opts.Opened = raiseForMerge
+	opts.Decoded = decodedRelease(input)
 	progress, stopProgress := newProgress(stderr)
 	opts.Progress = progress
 	res, err := encodeWith(input, st.policy, st.rules, opts)

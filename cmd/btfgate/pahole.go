@@ -263,6 +263,7 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 	}
 	setMemoryLimit(input, p.jobs)
 	opts.Opened = raiseForMerge
+	opts.Decoded = decodedRelease(input)
 	progress, stopProgress := newProgress(stderr) // a terminal only: nothing in a kernel build
 	opts.Progress = progress
 	res, err := encodeWith(input, engine.Start(contextBackground(), cfg), r, opts)
