@@ -114,6 +114,7 @@ func runEncode(stdout, stderr io.Writer, input string, fl *encodeFlags) error {
 		return err
 	}
 	defer stopProfiles()
+	confirmThreads(input, othersRunnable)
 	start := time.Now()
 	opts := encode.Options{Features: st.features, Jobs: fl.jobs, Detail: report != "", Supplement: fl.supplement, MaxInflation: fl.maxInflation}
 	opts.BasePath = fl.base // loaded beside the input's opening

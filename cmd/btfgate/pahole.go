@@ -255,6 +255,7 @@ func runPahole(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	confirmThreads(input, othersRunnable)
 	start := time.Now()
 	opts := encode.Options{Features: p.set, Jobs: p.jobs, LangExclude: p.langExcl, Detail: reports != nil}
 	opts.BasePath = p.base // loaded beside the input's opening

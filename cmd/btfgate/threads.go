@@ -16,12 +16,11 @@ import (
 // thread finds no idle CPU there, and only adds the runtime's hand-offs
 // and spinning between the two while the other jobs wait
 // (docs/performance.md, "Session 18: one thread when the CPUs are busy").
-// The vmlinux encode of the same build, which runs alone, keeps them all,
-// and so does every process outside a parallel make: the count of
-// runnable tasks is a sample, which now and then counts one too many.
-// The workers (-j) stay as asked, and the output depends on neither.
-// GOMAXPROCS in the environment, when set, decides instead. Like the
-// other settings of the process, it is main's, not the commands'.
+// The vmlinux encode of the same build, which runs alone, keeps them all
+// (confirmThreads makes sure of it), and so does every process outside a
+// parallel make. The workers (-j) stay as asked, and the output depends on
+// neither. GOMAXPROCS in the environment, when set, decides instead. Like
+// the other settings of the process, it is main's, not the commands'.
 func fitThreads() {
 	procs := runtime.GOMAXPROCS(0)
 	if procs < 2 || os.Getenv("GOMAXPROCS") != "" || !parallelMake(os.Getenv("MAKEFLAGS")) {
@@ -31,6 +30,42 @@ func fitThreads() {
 		runtime.GOMAXPROCS(max(1, procs-others))
 	}
 }
+
+// confirmThreads gives the CPUs fitThreads took away back when a second
+// sample, taken as the encode of input starts, finds them idle: the count
+// of runnable tasks is a sample, and on an idle machine one in eight
+// counts a task too many (300 one-command make -j2 runs, 2026-12-04),
+// which would leave a kernel's encode on one thread, 65 % longer (the
+// corpus kernel: 5.0-5.2 instead of 3.1 s). Two samples a few
+// milliseconds apart were both wrong in 3 or 4 runs of those 300. Only
+// an input of confirmFrom bytes or more, which may walk its units on
+// several workers, pays for the second sample (about 0.3 ms): a small
+// module's walk is one worker's anyway. It never takes CPUs away. sample
+// is othersRunnable but in tests.
+func confirmThreads(input string, sample func() (int, bool)) {
+	if os.Getenv("GOMAXPROCS") != "" || !parallelMake(os.Getenv("MAKEFLAGS")) {
+		return
+	}
+	fitted := runtime.GOMAXPROCS(0)
+	if fitted >= runtime.NumCPU() {
+		return // not fitted: nothing to give back
+	}
+	if st, err := os.Stat(input); err != nil || st.Size() < confirmFrom {
+		return
+	}
+	others, ok := sample()
+	if !ok {
+		return
+	}
+	runtime.SetDefaultGOMAXPROCS()
+	procs := runtime.GOMAXPROCS(0)
+	runtime.GOMAXPROCS(max(fitted, procs-others, 1))
+}
+
+// confirmFrom is the input size from which confirmThreads samples again:
+// the smallest with the 2 MiB of .debug_info from which an encode walks on
+// more than one worker (encode's secondWorkerFrom).
+const confirmFrom = 2 << 20
 
 // parallelMake reports whether MAKEFLAGS, as make passes it to the
 // commands it runs, says make runs more than one job at a time: a word

@@ -1,6 +1,11 @@
 package main
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
 
 func TestParseRunnable(t *testing.T) {
 	for _, c := range []struct {
@@ -70,5 +75,57 @@ func TestParallelMake(t *testing.T) {
 		if got := parallelMake(c.makeflags); got != c.parallel {
 			t.Errorf("parallelMake(%q) = %v, want %v", c.makeflags, got, c.parallel)
 		}
+	}
+}
+
+// TestConfirmThreads checks that an encode of a large input that a
+// parallel make runs gets back the CPUs the first sample took away when
+// the second finds them idle, and that nothing else does.
+func TestConfirmThreads(t *testing.T) {
+	procs := runtime.NumCPU()
+	if procs < 2 {
+		t.Skip("one CPU: fitThreads never takes any away")
+	}
+	prev := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+	dir := t.TempDir()
+	large, small := filepath.Join(dir, "large.ko"), filepath.Join(dir, "small.ko")
+	for path, size := range map[string]int64{large: confirmFrom, small: confirmFrom - 1} {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(size); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	for _, c := range []struct {
+		name      string
+		makeflags string
+		input     string
+		fitted    int
+		others    int
+		want      int
+		sampled   bool
+	}{
+		{"idle now", "-j2", large, 1, 0, procs, true},
+		{"still busy", "-j2", large, 1, procs, 1, true},
+		{"one CPU busy", " -j8 --jobserver-auth=3,4", large, 1, 1, procs - 1, true},
+		{"small input", "-j2", small, 1, 0, 1, false},
+		{"no parallel make", "", large, 1, 0, 1, false},
+		{"not fitted", "-j2", large, procs, 0, procs, false},
+		{"a missing input", "-j2", filepath.Join(dir, "none"), 1, 0, 1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("MAKEFLAGS", c.makeflags)
+			t.Setenv("GOMAXPROCS", "")
+			runtime.GOMAXPROCS(c.fitted)
+			sampled := false
+			confirmThreads(c.input, func() (int, bool) { sampled = true; return c.others, true })
+			if got := runtime.GOMAXPROCS(0); got != max(c.want, 1) || sampled != c.sampled {
+				t.Errorf("GOMAXPROCS %d, sampled %v; want %d, %v", got, sampled, max(c.want, 1), c.sampled)
+			}
+		})
 	}
 }
