@@ -15,9 +15,9 @@
 // and the process's stderr to DIR/IDX.err when it wrote any. The wall time
 // is from the fork to the wait's return. The processes get MAKEFLAGS as
 // make -jP gives it to the commands it runs (" -jP", without the
-// jobserver's descriptors, which make 4.3 passes only to a sub-make). It exits 0 when every module ran,
-// whatever the encodes gave; 2 on a bad argument or LIST line, or when a
-// process could not be started.
+// jobserver's descriptors, which make 4.3 passes only to a sub-make). It
+// exits 0 when every module ran, whatever the encodes gave; 2 on a bad
+// argument or LIST line, or when a process could not be started.
 package main
 
 import (
