@@ -28,10 +28,11 @@ import (
 // spliced.
 func (e *encoder) convertUnits() (int, error) {
 	in, opts, fo, side, excluded, dst := e.in, e.opts, &e.fo, e.side, e.excluded, e.all
-	jobs := opts.Jobs
+	jobs, procs := opts.Jobs, runtime.GOMAXPROCS(0)
 	if !opts.walkAll {
-		jobs = decodeWorkers(jobs, in.InfoSize, runtime.GOMAXPROCS(0))
+		jobs = decodeWorkers(jobs, in.InfoSize, procs)
 	}
+	e.res.Threads, e.res.Walkers = procs, jobs
 	units := unitJobs(in)
 	type result struct {
 		frag    *btf.Fragment

@@ -92,6 +92,11 @@ type Result struct {
 	// Known is how many of them were dropped before the dedup as copies of
 	// earlier units' types (btf.Splicer.DropKnown); the output is the same.
 	Known int
+	// Threads is the CPUs the encode ran on (GOMAXPROCS as it decoded),
+	// Walkers how many of its workers walked and converted units: fewer
+	// than Options.Jobs for a small input or on one CPU (decodeWorkers).
+	// The output depends on neither.
+	Threads, Walkers int
 	// Overlapped is work that ran on goroutines of its own beside Phases
 	// (not counted in them): its busy time.
 	Overlapped []Phase

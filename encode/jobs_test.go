@@ -51,6 +51,9 @@ func TestSmallInputsAnyWalkers(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s, four walkers: %v", file, err)
 		}
+		if procs := runtime.GOMAXPROCS(0); one.Walkers != 1 || four.Walkers != 4 || one.Threads != procs || four.Threads != procs {
+			t.Errorf("%s: walkers %d and %d, threads %d and %d; want 1 and 4, %d", file, one.Walkers, four.Walkers, one.Threads, four.Threads, procs)
+		}
 		a, errA := one.Types.Marshal(binary.LittleEndian)
 		b, errB := four.Types.Marshal(binary.LittleEndian)
 		if errA != nil || errB != nil || !bytes.Equal(a, b) {

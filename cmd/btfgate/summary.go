@@ -28,6 +28,10 @@ type summary struct {
 	Variables   varCounts      `json:"variables"`
 	Bytes       int            `json:"output_bytes"`
 	Phases      []phaseJSON    `json:"phases"`
+	// Threads and Walkers: the CPUs the encode ran on and the workers
+	// that walked its units (encode.Result.Threads, Walkers).
+	Threads int `json:"threads"`
+	Walkers int `json:"walkers"`
 	// Overlapped is work on goroutines of its own beside the phases (busy
 	// time, not in the phases' times).
 	Overlapped     []phaseJSON `json:"overlapped,omitempty"`
@@ -73,7 +77,7 @@ type phaseJSON struct {
 func newSummary(input, output string, set features.Set, res *encode.Result, size int, total time.Duration) *summary {
 	s := &summary{Input: input, Output: output, Features: set.Enabled(), Units: res.Units,
 		TypesBefore: res.Before, Types: res.Types.Len(), Kinds: map[string]int{}, Bytes: size, Total: total.Seconds(),
-		Functions: countDecisions(res.Decisions),
+		Functions: countDecisions(res.Decisions), Threads: res.Threads, Walkers: res.Walkers,
 		Variables: varCounts{BySection: map[string]int{}, Dropped: res.DroppedEntries}, Warnings: res.Warnings, BaseCached: res.BaseCached}
 	if res.BaseCacheError != nil {
 		s.Warnings = append(slices.Clip(s.Warnings), res.BaseCacheError.Error())
@@ -175,6 +179,7 @@ func (s *summary) writeText(w io.Writer) {
 		fmt.Fprintf(w, "; %s %.3fs", p.Name, p.Seconds)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  threads: %d, walkers: %d\n", s.Threads, s.Walkers)
 	if s.KnownRedone != "" {
 		fmt.Fprintf(w, "  encoded twice: the second time keeping every copy of earlier units' types (dropped types reach %s)\n", s.KnownRedone)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -34,5 +35,27 @@ func TestSummaryJSONHoldsEveryWarning(t *testing.T) {
 	b, err := os.ReadFile(file)
 	if err != nil || !json.Valid(b) {
 		t.Errorf("summary file: %v\n%s", err, b)
+	}
+}
+
+// TestSummaryThreadsWalkers: the summary says on how many CPUs the encode
+// ran and on how many workers it walked: one for the fixture, a small
+// input, whatever -j asks.
+func TestSummaryThreadsWalkers(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "o.btf")
+	_, stderr, err := run(t, "encode", "--summary=json", "-j", "4", "-o", out, fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum struct{ Threads, Walkers int }
+	if err := json.Unmarshal([]byte(stderr), &sum); err != nil {
+		t.Fatalf("stderr is not one JSON document: %v\n%s", err, stderr)
+	}
+	if procs := runtime.GOMAXPROCS(0); sum.Threads != procs || sum.Walkers != 1 {
+		t.Errorf("threads %d, walkers %d; want %d, 1", sum.Threads, sum.Walkers, procs)
+	}
+	_, stderr, err = run(t, "encode", "-o", out, fixture)
+	if want := "  threads: "; err != nil || !strings.Contains(stderr, want) {
+		t.Errorf("text summary (%v) lacks %q:\n%s", err, want, stderr)
 	}
 }
