@@ -19,7 +19,7 @@ const maxWorkersPerCPU = 4
 
 // decodeWorkers is how many of an encode's jobs workers walk and convert
 // the units of an input with infoSize bytes of .debug_info, on procs CPUs
-// (GOMAXPROCS): one below secondWorkerFrom, all of them from it on, but
+// (GOMAXPROCS): one below SecondWorkerFrom, all of them from it on, but
 // one on one CPU. A small input's decode is a few milliseconds, overlapped
 // with the dedup's pipe and the policies' set-up: a second walker
 // shortened it by 2 % at most (in wall time, alone on 2 CPUs) and cost its
@@ -31,13 +31,13 @@ const maxWorkersPerCPU = 4
 // 18: one thread when the CPUs are busy"). The output does not depend on
 // it.
 func decodeWorkers(jobs, infoSize, procs int) int {
-	if infoSize < secondWorkerFrom || procs == 1 {
+	if infoSize < SecondWorkerFrom || procs == 1 {
 		return 1
 	}
 	return jobs
 }
 
-// secondWorkerFrom is the size of .debug_info from which an encode walks
+// SecondWorkerFrom is the size of .debug_info from which an encode walks
 // units on more than one worker: nf_conntrack.ko (3.0 MB) is 8 % faster
 // on two, igb.ko (1.5 MB) and e1000e.ko (1.7 MB) within 2 %.
-const secondWorkerFrom = 2 << 20
+const SecondWorkerFrom = 2 << 20

@@ -21,13 +21,13 @@ func TestWorkersClamped(t *testing.T) {
 	}
 }
 
-// TestDecodeWorkers: one walker under secondWorkerFrom bytes of
+// TestDecodeWorkers: one walker under SecondWorkerFrom bytes of
 // .debug_info or on one CPU, all of them from it on.
 func TestDecodeWorkers(t *testing.T) {
 	for _, c := range []struct{ jobs, info, procs, want int }{
-		{1, 0, 2, 1}, {2, 0, 2, 1}, {8, secondWorkerFrom - 1, 2, 1},
-		{1, secondWorkerFrom, 2, 1}, {2, secondWorkerFrom, 2, 2}, {8, 200 << 20, 2, 8},
-		{2, secondWorkerFrom, 1, 1}, {8, 200 << 20, 1, 1}, {8, 200 << 20, 64, 8},
+		{1, 0, 2, 1}, {2, 0, 2, 1}, {8, SecondWorkerFrom - 1, 2, 1},
+		{1, SecondWorkerFrom, 2, 1}, {2, SecondWorkerFrom, 2, 2}, {8, 200 << 20, 2, 8},
+		{2, SecondWorkerFrom, 1, 1}, {8, 200 << 20, 1, 1}, {8, 200 << 20, 64, 8},
 	} {
 		if got := decodeWorkers(c.jobs, c.info, c.procs); got != c.want {
 			t.Errorf("decodeWorkers(%d, %d, %d) = %d, want %d", c.jobs, c.info, c.procs, got, c.want)
@@ -36,7 +36,7 @@ func TestDecodeWorkers(t *testing.T) {
 }
 
 // TestSmallInputsAnyWalkers: the committed programs of several units,
-// each far under secondWorkerFrom, give the same bytes, decisions and
+// each far under SecondWorkerFrom, give the same bytes, decisions and
 // facts walked on one worker and on four, so that the parallel walk
 // is checked without the corpus too (twice.gcc.exe is encoded twice: its
 // first encode drops types a later unit defines again).

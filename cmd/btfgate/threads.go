@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/btfgate/btfgate/encode"
 )
 
 // fitThreads gives a process that make runs as one of several jobs at
@@ -23,12 +25,19 @@ import (
 // the other settings of the process, it is main's, not the commands'.
 func fitThreads() {
 	procs := runtime.GOMAXPROCS(0)
-	if procs < 2 || os.Getenv("GOMAXPROCS") != "" || !parallelMake(os.Getenv("MAKEFLAGS")) {
+	if procs < 2 || !fitsThreads() {
 		return
 	}
 	if others, ok := othersRunnable(); ok && others > 0 {
 		runtime.GOMAXPROCS(max(1, procs-others))
 	}
+}
+
+// fitsThreads reports whether the process fits its threads to the idle
+// CPUs: make runs it as one of several jobs at once, and GOMAXPROCS is not
+// in the environment.
+func fitsThreads() bool {
+	return os.Getenv("GOMAXPROCS") == "" && parallelMake(os.Getenv("MAKEFLAGS"))
 }
 
 // confirmThreads gives the CPUs fitThreads took away back when a second
@@ -38,19 +47,20 @@ func fitThreads() {
 // which would leave a kernel's encode on one thread, 65 % longer (the
 // corpus kernel: 5.0-5.2 instead of 3.1 s). Two samples a few
 // milliseconds apart were both wrong in 3 or 4 runs of those 300. Only
-// an input of confirmFrom bytes or more, which may walk its units on
-// several workers, pays for the second sample (about 0.3 ms): a small
-// module's walk is one worker's anyway. It never takes CPUs away. sample
-// is othersRunnable but in tests.
+// an input that may walk its units on several workers (a file of
+// encode.SecondWorkerFrom bytes or more) pays for the second sample
+// (about 0.3 ms): a small module's walk is one worker's anyway. It never
+// takes CPUs away. sample is othersRunnable but in tests.
 func confirmThreads(input string, sample func() (int, bool)) {
-	if os.Getenv("GOMAXPROCS") != "" || !parallelMake(os.Getenv("MAKEFLAGS")) {
+	if !fitsThreads() {
 		return
 	}
 	fitted := runtime.GOMAXPROCS(0)
 	if fitted >= runtime.NumCPU() {
 		return // not fitted: nothing to give back
 	}
-	if st, err := os.Stat(input); err != nil || st.Size() < confirmFrom {
+	// A file holds at least its .debug_info.
+	if st, err := os.Stat(input); err != nil || st.Size() < encode.SecondWorkerFrom {
 		return
 	}
 	others, ok := sample()
@@ -61,11 +71,6 @@ func confirmThreads(input string, sample func() (int, bool)) {
 	procs := runtime.GOMAXPROCS(0)
 	runtime.GOMAXPROCS(max(fitted, procs-others, 1))
 }
-
-// confirmFrom is the input size from which confirmThreads samples again:
-// the smallest with the 2 MiB of .debug_info from which an encode walks on
-// more than one worker (encode's secondWorkerFrom).
-const confirmFrom = 2 << 20
 
 // parallelMake reports whether MAKEFLAGS, as make passes it to the
 // commands it runs, says make runs more than one job at a time: a word

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/btfgate/btfgate/encode"
 )
 
 func TestParseRunnable(t *testing.T) {
@@ -91,7 +93,7 @@ func TestConfirmThreads(t *testing.T) {
 	}
 	dir := t.TempDir()
 	large, small := filepath.Join(dir, "large.ko"), filepath.Join(dir, "small.ko")
-	for path, size := range map[string]int64{large: confirmFrom, small: confirmFrom - 1} {
+	for path, size := range map[string]int64{large: encode.SecondWorkerFrom, small: encode.SecondWorkerFrom - 1} {
 		f, err := os.Create(path)
 		if err != nil {
 			t.Fatal(err)
@@ -124,8 +126,8 @@ func TestConfirmThreads(t *testing.T) {
 			runtime.GOMAXPROCS(c.fitted)
 			sampled := false
 			confirmThreads(c.input, func() (int, bool) { sampled = true; return c.others, true })
-			if got := runtime.GOMAXPROCS(0); got != max(c.want, 1) || sampled != c.sampled {
-				t.Errorf("GOMAXPROCS %d, sampled %v; want %d, %v", got, sampled, max(c.want, 1), c.sampled)
+			if got := runtime.GOMAXPROCS(0); got != c.want || sampled != c.sampled {
+				t.Errorf("GOMAXPROCS %d, sampled %v; want %d, %v", got, sampled, c.want, c.sampled)
 			}
 		})
 	}
