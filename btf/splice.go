@@ -21,7 +21,8 @@ type Fragment struct {
 	HasArray bool     // the CU has arrays (pahole's need_index_type)
 	VarIDs   []TypeID // tail-local id of each variable's VAR
 
-	graph *unitGraph // PrepareKnown's
+	graph     *unitGraph // PrepareKnown's
+	premapped []uint32   // Premap's: 1 + the destination offset of each of Strs, 0 if not known
 }
 
 // Splicer appends CU fragments to one Types in CU order, reproducing how
@@ -107,7 +108,7 @@ func (s *Splicer) Add(f *Fragment) (types LocalIDs, tail TypeID, err error) {
 	if err := f.Tail.Err(); err != nil {
 		return LocalIDs{}, 0, err
 	}
-	s.mapStrings(f.Strs)
+	s.mapStrings(f)
 	// Spliced types refer only to types and strings that exist (splice
 	// maps every reference or fails), so they stay valid if all were.
 	if s.dst.valid == s.dst.Len() {
@@ -172,10 +173,19 @@ func (s *Splicer) Add(f *Fragment) (types LocalIDs, tail TypeID, err error) {
 	return ids, tailShift, nil
 }
 
-// mapStrings fills s.remap for a fragment's string list (index 0 is "").
-func (s *Splicer) mapStrings(strs []string) {
+// mapStrings fills s.remap for a fragment's string list (index 0 is ""),
+// taking the offsets a worker found already interned (Fragment.Premap).
+func (s *Splicer) mapStrings(f *Fragment) {
 	s.remap = append(s.remap[:0], 0)
-	for _, str := range strs {
+	pre := f.premapped
+	if len(pre) != len(f.Strs) {
+		pre = nil
+	}
+	for i, str := range f.Strs {
+		if pre != nil && pre[i] != 0 {
+			s.remap = append(s.remap, pre[i]-1)
+			continue
+		}
 		s.remap = append(s.remap, s.intern(str))
 	}
 }
@@ -195,14 +205,14 @@ func (s *Splicer) intern(str string) uint32 {
 		if !ok {
 			continue
 		}
-		// Slots hold the destination offset + 1 (0: empty).
 		slot := &sec.slots[sec.run(off)]
-		if slot.val != 0 && slot.off == off {
-			return slot.val - 1
+		got := strSlot(slot.Load())
+		if got.val() != 0 && got.off() == off {
+			return got.val() - 1
 		}
 		v := s.dst.Strings.Add(str)
-		if slot.val == 0 {
-			slot.off, slot.val = off, v+1
+		if got.val() == 0 {
+			slot.Store(uint64(packSlot(off, v+1)))
 		}
 		return v
 	}

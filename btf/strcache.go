@@ -3,6 +3,7 @@ package btf
 import (
 	"bytes"
 	"math/bits"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -19,9 +20,12 @@ import (
 // start several strings (the linker stores "bar" as the tail of
 // "foo_bar"): a lookup at another offset of the run misses and goes by
 // content. (The converters intern a unit's names in a table of their own.)
+//
+// A slot is written once, by the splicer, and read by the decode workers
+// too (NameHints): it is one word, read and written atomically.
 type strSection struct {
 	*strRuns
-	slots []strSlot // per run
+	slots []atomic.Uint64 // per run: strSlot packed
 }
 
 // strRuns numbers the NUL-terminated runs of one section.
@@ -37,10 +41,17 @@ type StrSpan struct {
 	base, size uintptr
 }
 
-// strSlot is one run's cached value: val (0: empty) for the string at off.
-type strSlot struct {
-	off, val uint32
-}
+// strSlot is one run's cached value, packed in a word: off << 32 | val,
+// val (0: empty) the destination offset + 1 of the string at offset off.
+type strSlot uint64
+
+func packSlot(off, val uint32) strSlot { return strSlot(uint64(off)<<32 | uint64(val)) }
+
+// off returns the section offset the slot was filled for.
+func (v strSlot) off() uint32 { return uint32(v >> 32) }
+
+// val returns the destination offset + 1, 0 for an empty slot.
+func (v strSlot) val() uint32 { return uint32(v) }
 
 // StringSections are the DWARF string sections (.debug_str,
 // .debug_line_str) that names given to a Converter or Splicer may point
@@ -82,7 +93,7 @@ func (x *StringSections) caches() []strSection {
 	c := make([]strSection, len(x.data))
 	for i, sec := range x.data {
 		r := newStrRuns(sec)
-		c[i] = strSection{strRuns: r, slots: make([]strSlot, r.runs)}
+		c[i] = strSection{strRuns: r, slots: make([]atomic.Uint64, r.runs)}
 		// Written before the splicer reads it (a fresh page read first
 		// maps the zero page, and the write after it faults again and
 		// flushes the TLB of every CPU running the process); a module's

@@ -54,6 +54,13 @@ func (e *encoder) convertUnits() (int, error) {
 		TrueSignature: opts.Features.TrueSignature, Arch: fo.Arch}
 	convOpts := convert.Options{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
 	strSecs := btf.IndexStringSections(append([][]byte{in.DebugStr, in.DebugLineStr}, in.PartStrings...)...) // shared by the workers and the splicer
+	// A kernel's units share most of their names: the workers map those
+	// the splicer has met already, which takes that work off the splice's
+	// one goroutine.
+	var names *btf.NameHints
+	if e.dropKnown {
+		names = &btf.NameHints{}
+	}
 
 	var wg sync.WaitGroup
 	for w := 0; w < jobs; w++ {
@@ -96,6 +103,7 @@ func (e *encoder) convertUnits() (int, error) {
 				}
 				if e.dropKnown {
 					frag.PrepareKnown(reuse.frag)
+					frag.Premap(names, reuse.frag)
 				}
 				states := functions.Save(&tab, i, sd.elf, fo)
 				return result{frag: frag, states: states, infos: cv.infos, vars: cv.facts, skipped: walker.SkippedRefs(),
@@ -126,6 +134,7 @@ func (e *encoder) convertUnits() (int, error) {
 	splicer := btf.NewSplicer(dst, strSecs)
 	if e.dropKnown {
 		splicer.DropKnown()
+		splicer.ShareNames(names)
 	}
 	e.splicer = splicer
 	splicer.Grow(reservation(in))
