@@ -159,6 +159,14 @@ type unitGraph struct {
 	comps   []uint32 // the components' members, one after the other
 	compEnd []int32  // end of each component in comps
 	inComp  []int32  // per local id: its component; -1 while on Tarjan's stack
+	// decl: bit x is holdsDecl of local id x, for the structs, unions and
+	// arrays of components the splicer may drop (maxKnownCycle types at
+	// most), when declDone: found beside the other units' splicing
+	// (findDecls), rather than on the splicer's one goroutine.
+	decl     []uint64
+	declDone bool
+	// hashDefs' scratch.
+	remap, buf []uint32
 	// Tarjan's scratch.
 	num    []tarjanNum // per local id
 	stack  []uint32
@@ -170,18 +178,89 @@ type unitGraph struct {
 // lowest visit number it reaches, side by side: the walk reads both.
 type tarjanNum struct{ order, low int32 }
 
-// PrepareKnown finds the fragment's reference cycles for a Splicer that
-// drops known types (DropKnown), so that Add does not: call it where the
-// fragment is made, beside the other units' splicing. reuse, if not nil,
-// is a spliced fragment whose buffers it takes over.
-func (f *Fragment) PrepareKnown(reuse *Fragment) {
-	if reuse != nil && reuse.graph != nil && reuse != f {
-		f.graph, reuse.graph = reuse.graph, nil
+// PrepareKnown does for a Splicer that drops known types (DropKnown) what
+// Add need not do on its one goroutine: call it where the fragment is
+// made, beside the other units' splicing. It finds the fragment's
+// reference cycles and, with names shared by the splicer (ShareNames; nil:
+// none), maps the names the splicer has met, hashes the definitions
+// whose names are all mapped (noteDefinitions) and finds the types that
+// hold a declaration by value (holdsDecl). reuse, if not nil, is a
+// spliced fragment whose buffers it takes over.
+func (f *Fragment) PrepareKnown(reuse *Fragment, names *NameHints) {
+	if reuse != nil && reuse != f {
+		if reuse.graph != nil {
+			f.graph, reuse.graph = reuse.graph, nil
+		}
+		f.premapped, reuse.premapped = reuse.premapped[:0], nil
+		f.defHash, reuse.defHash = reuse.defHash[:0], nil
+		f.defOK, reuse.defOK = reuse.defOK[:0], nil
 	}
 	if f.graph == nil {
 		f.graph = &unitGraph{}
 	}
 	f.graph.build(f.Types, len(f.Strs)+1)
+	if names != nil {
+		f.graph.findDecls(f.Types)
+	}
+	f.premap(names)
+	f.hashDefs()
+}
+
+// unmapped is a name hashDefs has no destination offset for.
+const unmapped = ^uint32(0)
+
+// hashDefs sets defHash[i] (and bit i of defOK) to the hash noteDefinitions
+// takes of local type i+1, a struct, union or typedef with a name, when
+// premap mapped all its names.
+func (f *Fragment) hashDefs() {
+	g := f.graph
+	if !g.ok || len(f.premapped) != len(f.Strs) || len(f.Strs) == 0 {
+		f.defHash = f.defHash[:0] // none (defHashOf)
+		return
+	}
+	n := f.Types.Len()
+	f.defHash = resize(f.defHash, n)
+	f.defOK = resize(f.defOK, (n+63)/64)
+	clear(f.defOK)
+	remap := resize(g.remap, len(f.Strs)+1)
+	g.remap = remap
+	remap[0] = 0
+	for i, v := range f.premapped {
+		remap[i+1] = v - 1 // 0 (not mapped) - 1 is unmapped
+	}
+	for i := range n {
+		w := f.Types.typeAt(i)
+		kind := infoKind(w[1])
+		if kind != KindStruct && kind != KindUnion && kind != KindTypedef || w[0] == 0 {
+			continue
+		}
+		g.buf = shallowWords(g.buf, w, remap)
+		if !namesMapped(g.buf, kind) {
+			continue
+		}
+		f.defHash[i] = hashWords(0, g.buf)
+		f.defOK[i/64] |= 1 << (i % 64)
+	}
+}
+
+// namesMapped reports whether no name of w (one type, names mapped by
+// shallowWords) is unmapped.
+func namesMapped(w []uint32, k Kind) bool {
+	ok := true
+	forEachFieldIndex(w, strFields(k), func(i int) {
+		if w[i] == unmapped {
+			ok = false
+		}
+	})
+	return ok
+}
+
+// defHashOf returns hashDefs' hash of local type i+1, if it has one.
+func (f *Fragment) defHashOf(i int) (uint64, bool) {
+	if len(f.defHash) != f.Types.Len() || f.defOK[i/64]&(1<<(i%64)) == 0 {
+		return 0, false
+	}
+	return f.defHash[i], true
 }
 
 // build finds src's components; names (fragment string indexes) must be
@@ -198,6 +277,45 @@ func (g *unitGraph) build(src *Types, strs int) {
 	}
 	g.stack, g.call = g.stack[:0], g.call[:0]
 	g.ok = g.components(src, strs)
+	g.declDone = false
+}
+
+// findDecls sets decl (declDone). On two CPUs it costs the workers more
+// than it saves the splicer, which calls holdsDecl only until a component
+// is found opaque: it is done with the names (namesBesideFrom in package
+// encode).
+func (g *unitGraph) findDecls(src *Types) {
+	m := int(g.n) + 2
+	g.decl = resize(g.decl, (m+63)/64)
+	clear(g.decl)
+	g.declDone = g.ok
+	if !g.ok {
+		return
+	}
+	start := int32(0)
+	for _, end := range g.compEnd {
+		if end-start <= maxKnownCycle {
+			for _, x := range g.comps[start:end] {
+				w := src.typeAt(int(x - 1))
+				switch infoKind(w[1]) {
+				case KindStruct, KindUnion, KindArray:
+					if holdsDecl(src, w) {
+						g.decl[x/64] |= 1 << (x % 64)
+					}
+				}
+			}
+		}
+		start = end
+	}
+}
+
+// holdsDecl reports holdsDecl of local id x (a member of a component of
+// at most maxKnownCycle types), w its words.
+func (g *unitGraph) holdsDecl(x uint32, w []uint32) bool {
+	if !g.declDone {
+		return holdsDecl(g.src, w)
+	}
+	return g.decl[x/64]&(1<<(x%64)) != 0
 }
 
 // tarjanFrame is a type being walked: its references still to look at
@@ -465,7 +583,7 @@ func (s *Splicer) spliceKnown(f *Fragment, index TypeID, lookups bool) []uint32 
 	u.to[0], u.to[n+1] = 0, uint32(index)
 	g := u.g
 	u.enumDecls(s, src)
-	k.noteDefinitions(u, src, s.remap)
+	k.noteDefinitions(u, f, s.remap)
 	start := int32(0)
 	for c, end := range g.compEnd {
 		u.decide(s, src, int32(c), g.comps[start:end], lookups)
@@ -530,7 +648,7 @@ func (u *unitKnown) decide(s *Splicer, src *Types, c int32, members []uint32, lo
 				set(knownOpaque) // see noteDefinitions
 				return
 			}
-			if holdsDecl(src, w) {
+			if u.g.holdsDecl(x, w) {
 				set(knownOpaque)
 				return
 			}
@@ -613,10 +731,11 @@ func (u *unitKnown) decide(s *Splicer, src *Types, c int32, members []uint32, lo
 
 // noteDefinitions records the unit's struct, union and typedef
 // definitions before its types are decided.
-func (k *knownSplice) noteDefinitions(u *unitKnown, src *Types, remap []uint32) {
+func (k *knownSplice) noteDefinitions(u *unitKnown, f *Fragment, remap []uint32) {
 	if k.defs == nil {
 		k.defs, k.suspect = map[uint64]uint64{}, map[uint64]bool{}
 	}
+	src := f.Types
 	for i := range src.offs {
 		w := src.typeAt(i)
 		kind := infoKind(w[1])
@@ -624,8 +743,11 @@ func (k *knownSplice) noteDefinitions(u *unitKnown, src *Types, remap []uint32) 
 			continue
 		}
 		name := defKey(remap[w[0]], kind)
-		u.buf = shallowWords(u.buf, w, remap)
-		h := hashWords(0, u.buf)
+		h, ok := f.defHashOf(i)
+		if !ok {
+			u.buf = shallowWords(u.buf, w, remap)
+			h = hashWords(0, u.buf)
+		}
 		if first, ok := k.defs[name]; !ok {
 			k.defs[name] = h
 		} else if first != h {

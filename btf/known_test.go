@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // fragmentOf turns a unit built by the dedup tests' generators (local ids
@@ -32,6 +33,29 @@ func fragmentOf(u *Types) *Fragment {
 	return &Fragment{Types: t, Tail: NewTypes(NewStrings()), Strs: strs, HasArray: true}
 }
 
+// aliasStrings lays the fragments' distinct names in one string section
+// and makes their Strs point into it; it returns the section.
+func aliasStrings(frags []*Fragment) []byte {
+	at := map[string]int{}
+	sec := []byte{0}
+	for _, f := range frags {
+		for _, str := range f.Strs {
+			if _, ok := at[str]; !ok && str != "" {
+				at[str] = len(sec)
+				sec = append(append(sec, str...), 0)
+			}
+		}
+	}
+	for _, f := range frags {
+		for i, str := range f.Strs {
+			if str != "" {
+				f.Strs[i] = unsafe.String(&sec[at[str]], len(str))
+			}
+		}
+	}
+	return sec
+}
+
 // TestDropKnownDedupsAlike: splicing units with known types dropped gives
 // the dedup of the units spliced whole, byte for byte, unless
 // KnownUnsure says it might not or the pipelined dedup started over (an
@@ -54,15 +78,28 @@ func TestDropKnownDedupsAlike(t *testing.T) {
 			if base != nil {
 				dst = NewSplitTypes(base)
 			}
-			s := NewSplicer(dst, nil)
+			frags := make([]*Fragment, len(units))
+			for i, u := range units {
+				frags[i] = fragmentOf(u)
+			}
+			// Seeds 2 mod 3 name their strings in a string section, as
+			// an encode's walkers do, and the splicer shares its names.
+			var secs *StringSections
+			var names *NameHints
+			if drop && seed%3 == 2 {
+				secs, names = IndexStringSections(aliasStrings(frags)), &NameHints{}
+			}
+			s := NewSplicer(dst, secs)
 			if drop {
 				s.DropKnown()
 			}
+			if names != nil {
+				s.ShareNames(names)
+			}
 			var prev *Fragment
-			for _, u := range units {
-				f := fragmentOf(u)
+			for _, f := range frags {
 				if drop && seed%3 != 1 { // as an encode's workers do
-					f.PrepareKnown(prev)
+					f.PrepareKnown(prev, names)
 					prev = f
 				}
 				if _, _, err := s.Add(f); err != nil {
@@ -173,7 +210,7 @@ func TestDropKnownMalformedUnit(t *testing.T) {
 				f := good()
 				spoil(f)
 				if prepare {
-					f.PrepareKnown(nil)
+					f.PrepareKnown(nil, nil)
 				}
 				s := NewSplicer(NewTypes(NewStrings()), nil)
 				if drop {

@@ -26,14 +26,10 @@ func (s *Splicer) ShareNames(h *NameHints) {
 	h.secs.Store(&s.secs)
 }
 
-// Premap notes for each of f's names the destination offset the splicer
+// premap notes for each of f's names the destination offset the splicer
 // gave it, when the splicer has interned the same place of a string
 // section already (h shared by ShareNames; nil or not yet shared: none).
-// reuse, if not nil, is a spliced fragment whose buffer f takes over.
-func (f *Fragment) Premap(h *NameHints, reuse *Fragment) {
-	if reuse != nil && reuse != f {
-		f.premapped, reuse.premapped = reuse.premapped[:0], nil
-	}
+func (f *Fragment) premap(h *NameHints) {
 	f.premapped = f.premapped[:0]
 	if h == nil {
 		return

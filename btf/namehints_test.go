@@ -26,7 +26,7 @@ func namedFragment(names []string) *Fragment {
 	return &Fragment{Types: types, Tail: NewTypes(NewStrings()), Strs: names, IntID: 1}
 }
 
-// TestPremap: a fragment's names get the offsets the splicer gave the same
+// TestPremap: a fragment's names (PrepareKnown) get the offsets the splicer gave the same
 // places of the string section, and none for a place the splicer has not
 // met (a name not yet interned, the tail of an interned one, a name outside
 // the sections), or before the splicer shares its caches.
@@ -38,12 +38,12 @@ func TestPremap(t *testing.T) {
 	var h NameHints
 
 	first := namedFragment([]string{fooBar, baz})
-	first.Premap(&h, nil)
+	first.PrepareKnown(nil, &h)
 	if len(first.premapped) != 0 {
 		t.Fatalf("before ShareNames: premapped %v, want none", first.premapped)
 	}
 	s.ShareNames(&h)
-	first.Premap(&h, nil)
+	first.PrepareKnown(nil, &h)
 	if !slices.Equal(first.premapped, []uint32{0, 0}) {
 		t.Fatalf("before any splice: premapped %v, want [0 0]", first.premapped)
 	}
@@ -51,13 +51,13 @@ func TestPremap(t *testing.T) {
 		t.Fatal(err)
 	}
 	second := namedFragment([]string{baz, bar, qux, heap, fooBar})
-	second.Premap(&h, first)
+	second.PrepareKnown(first, &h)
 	want := []uint32{s.Intern(baz) + 1, 0, 0, 0, s.Intern(fooBar) + 1}
 	if !slices.Equal(second.premapped, want) {
 		t.Errorf("premapped %v, want %v", second.premapped, want)
 	}
 	if first.premapped != nil {
-		t.Error("Premap did not take over the reused fragment's buffer")
+		t.Error("PrepareKnown did not take over the reused fragment's names buffer")
 	}
 }
 
@@ -115,7 +115,7 @@ func TestPremapSplicesAlike(t *testing.T) {
 			for i, f := range fs {
 				if premap {
 					for ahead <= i || ahead < len(fs) && rng.IntN(2) == 0 {
-						fs[ahead].Premap(&h, nil)
+						fs[ahead].PrepareKnown(nil, &h)
 						ahead++
 					}
 				}
@@ -134,4 +134,63 @@ func TestPremapSplicesAlike(t *testing.T) {
 			t.Fatalf("seed %d: spliced with premapped names differs from without (%s)", seed, fmt.Sprint(frags))
 		}
 	}
+}
+
+// TestPrepareKnownMatchesSplicer: what PrepareKnown finds beside the splice
+// is what the splicer would find itself: a definition's hash with its names
+// mapped (noteDefinitions) equals the one from the splicer's own mapping,
+// and the structs, unions and arrays of the components it may drop that
+// hold a declaration by value are those holdsDecl names; on the units of
+// TestDropKnownDedupsAlike, their names laid in a string section.
+func TestPrepareKnownMatchesSplicer(t *testing.T) {
+	var hashed, decls int
+	for seed := range uint64(300) {
+		units := knownTestUnits(seed)
+		frags := make([]*Fragment, len(units))
+		for i, u := range units {
+			frags[i] = fragmentOf(u)
+		}
+		s := NewSplicer(NewTypes(NewStrings()), IndexStringSections(aliasStrings(frags)))
+		var names NameHints
+		s.ShareNames(&names)
+		for _, f := range frags {
+			f.PrepareKnown(nil, &names)
+			g := f.graph
+			if !g.ok {
+				continue
+			}
+			start := int32(0)
+			for _, end := range g.compEnd {
+				for _, x := range g.comps[start:end] {
+					w := f.Types.typeAt(int(x - 1))
+					k := infoKind(w[1])
+					want := end-start <= maxKnownCycle && (k == KindStruct || k == KindUnion || k == KindArray) && holdsDecl(f.Types, w)
+					if got := g.holdsDecl(x, w); !g.declDone || got != want {
+						t.Fatalf("seed %d: type %d: holdsDecl %v (found beside: %v), want %v", seed, x, got, g.declDone, want)
+					}
+					if want {
+						decls++
+					}
+				}
+				start = end
+			}
+			if _, _, err := s.Add(f); err != nil {
+				t.Fatal(err)
+			}
+			for i := range f.Types.Len() {
+				h, ok := f.defHashOf(i)
+				if !ok {
+					continue
+				}
+				if want := hashWords(0, shallowWords(nil, f.Types.typeAt(i), s.remap)); h != want {
+					t.Fatalf("seed %d: type %d: definition hash %#x, the splicer's %#x", seed, i+1, h, want)
+				}
+				hashed++
+			}
+		}
+	}
+	if hashed == 0 || decls == 0 {
+		t.Fatalf("%d definitions hashed, %d declarations held: the test compared nothing", hashed, decls)
+	}
+	t.Logf("%d definitions hashed, %d declarations held", hashed, decls)
 }

@@ -21,8 +21,12 @@ type Fragment struct {
 	HasArray bool     // the CU has arrays (pahole's need_index_type)
 	VarIDs   []TypeID // tail-local id of each variable's VAR
 
-	graph     *unitGraph // PrepareKnown's
-	premapped []uint32   // Premap's: 1 + the destination offset of each of Strs, 0 if not known
+	// PrepareKnown's: the unit's cycles; 1 + the destination offset of
+	// each of Strs (0: not known); noteDefinitions' hashes.
+	graph     *unitGraph
+	premapped []uint32
+	defHash   []uint64
+	defOK     []uint64
 }
 
 // Splicer appends CU fragments to one Types in CU order, reproducing how
@@ -174,7 +178,7 @@ func (s *Splicer) Add(f *Fragment) (types LocalIDs, tail TypeID, err error) {
 }
 
 // mapStrings fills s.remap for a fragment's string list (index 0 is ""),
-// taking the offsets a worker found already interned (Fragment.Premap).
+// taking the offsets a worker found already interned (PrepareKnown).
 func (s *Splicer) mapStrings(f *Fragment) {
 	s.remap = append(s.remap[:0], 0)
 	pre := f.premapped

@@ -284,7 +284,7 @@ func BenchmarkPrepareKnown(b *testing.B) {
 	benchLoop(b, func() {
 		types = 0
 		for _, frag := range f.frags {
-			frag.PrepareKnown(nil)
+			frag.PrepareKnown(nil, nil)
 			types += frag.Types.Len()
 		}
 	})

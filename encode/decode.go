@@ -54,11 +54,8 @@ func (e *encoder) convertUnits() (int, error) {
 		TrueSignature: opts.Features.TrueSignature, Arch: fo.Arch}
 	convOpts := convert.Options{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
 	strSecs := btf.IndexStringSections(append([][]byte{in.DebugStr, in.DebugLineStr}, in.PartStrings...)...) // shared by the workers and the splicer
-	// A kernel's units share most of their names: the workers map those
-	// the splicer has met already, which takes that work off the splice's
-	// one goroutine.
-	var names *btf.NameHints
-	if e.dropKnown {
+	var names *btf.NameHints                                                                                 // see namesBesideFrom
+	if e.dropKnown && (procs >= namesBesideFrom || opts.namesBeside) {
 		names = &btf.NameHints{}
 	}
 
@@ -102,8 +99,7 @@ func (e *encoder) convertUnits() (int, error) {
 					return result{}, fmt.Errorf("%s: %w", in.Path, err)
 				}
 				if e.dropKnown {
-					frag.PrepareKnown(reuse.frag)
-					frag.Premap(names, reuse.frag)
+					frag.PrepareKnown(reuse.frag, names)
 				}
 				states := functions.Save(&tab, i, sd.elf, fo)
 				return result{frag: frag, states: states, infos: cv.infos, vars: cv.facts, skipped: walker.SkippedRefs(),
@@ -134,6 +130,8 @@ func (e *encoder) convertUnits() (int, error) {
 	splicer := btf.NewSplicer(dst, strSecs)
 	if e.dropKnown {
 		splicer.DropKnown()
+	}
+	if names != nil {
 		splicer.ShareNames(names)
 	}
 	e.splicer = splicer

@@ -12,17 +12,25 @@ import (
 
 // TestCorpusDeterministicAcrossJobs: the kernel's BTF is the same bytes
 // whatever the number of workers (1, 2 and 8, more than the machine's
-// CPUs), and a second encode with the same number gives the same bytes
-// again. The function decisions are the same too.
+// CPUs) and with the names mapped beside the splice (as on many CPUs),
+// and a second encode with the same number gives the same bytes again.
+// The function decisions are the same too.
 func TestCorpusDeterministicAcrossJobs(t *testing.T) {
 	want := encodeCorpusDefault(t) // Jobs 2, shared with the other corpus tests
 	path := corpus.Vmlinux(t)
 	for _, c := range []struct {
 		name string
 		jobs int
-	}{{"j2-again", 2}, {"j1", 1}, {"j8", 8}} {
+		// names beside the splice, as on 4 CPUs or more (namesBesideFrom)
+		names bool
+	}{{"j2-again", 2, false}, {"j1", 1, false}, {"j8", 8, false}, {"j2-names-beside", 2, true}} {
 		t.Run(c.name, func(t *testing.T) {
-			res, raw := encodeBytes(t, path, Options{Features: features.Default(), Jobs: c.jobs}, binary.LittleEndian)
+			res, raw := encodeBytes(t, path, Options{Features: features.Default(), Jobs: c.jobs, namesBeside: c.names}, binary.LittleEndian)
+			// An encode that drops known types wrongly may still give the
+			// same bytes by running again without dropping.
+			if res.KnownRedone != want.res.KnownRedone {
+				t.Errorf("encode ran again without dropping known types: %q (-j2: %q)", res.KnownRedone, want.res.KnownRedone)
+			}
 			sameBytes(t, raw, want.raw, nil, "-j2")
 			sameDecisions(t, res, want.res)
 		})

@@ -81,6 +81,9 @@ type Options struct {
 	// walkAll walks units on all Jobs workers whatever the size of the
 	// input's .debug_info (see decodeWorkers), for tests.
 	walkAll bool
+	// namesBeside has the workers map names beside the splice whatever
+	// the number of CPUs (see namesBesideFrom), for tests.
+	namesBeside bool
 }
 
 // Result is the encoded BTF and what it took.
