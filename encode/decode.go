@@ -54,9 +54,10 @@ func (e *encoder) convertUnits() (int, error) {
 		TrueSignature: opts.Features.TrueSignature, Arch: fo.Arch}
 	convOpts := convert.Options{Float: opts.Features.Float, Enum64: opts.Features.Enum64}
 	strSecs := btf.IndexStringSections(append([][]byte{in.DebugStr, in.DebugLineStr}, in.PartStrings...)...) // shared by the workers and the splicer
-	// From namesBesideFrom CPUs the workers map the names the splicer has met.
+	// From namesBesideFrom walkers on as many CPUs the workers map the
+	// names the splicer has met.
 	var names *btf.NameHints
-	if e.dropKnown && (procs >= namesBesideFrom || opts.namesBeside) {
+	if e.dropKnown && (min(jobs, procs) >= namesBesideFrom || opts.namesBeside) {
 		names = &btf.NameHints{}
 	}
 

@@ -37,15 +37,16 @@ func decodeWorkers(jobs, infoSize, procs int) int {
 	return jobs
 }
 
-// namesBesideFrom is the number of CPUs from which a kernel's decode
-// workers map the names the splicer has met and hash the definitions the
-// splicer checks (btf.NameHints, Fragment.PrepareKnown) instead of leaving
-// it to the splice, which runs on one goroutine in unit order: on four
-// CPUs or more that goroutine, not the CPUs, bounds the decode (corpus
-// kernel: 1.0-1.4 s of the walkers' 3.7 s of CPU). On fewer it costs more
-// than it saves: on 2 CPUs the splice lost 0.35-0.5 s and the workers
-// gained 0.6-0.9 s (docs/performance.md, "Session 20: the splice's one
-// goroutine"). The output does not depend on it.
+// namesBesideFrom is the number of walkers, on at least as many CPUs, from
+// which a kernel's decode workers map the names the splicer has met and
+// hash the definitions the splicer checks (btf.NameHints,
+// Fragment.PrepareKnown) instead of leaving it to the splice, which runs
+// on one goroutine in unit order: with four walkers on four CPUs or more
+// that goroutine, not the walkers or the CPUs, bounds the decode (corpus
+// kernel: 1.0-1.4 s against the walkers' 3.7 s of CPU). With fewer it
+// costs more than it saves: on 2 CPUs the splice lost 0.35-0.5 s and the
+// workers gained 0.6-0.9 s (docs/performance.md, "Session 20: the splice's
+// one goroutine"). The output does not depend on it.
 const namesBesideFrom = 4
 
 // SecondWorkerFrom is the size of .debug_info from which an encode walks
