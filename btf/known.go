@@ -199,11 +199,15 @@ func (f *Fragment) PrepareKnown(reuse *Fragment, names *NameHints) {
 		f.graph = &unitGraph{}
 	}
 	f.graph.build(f.Types, len(f.Strs)+1)
-	if names != nil {
-		f.graph.findDecls(f.Types)
+	f.premapped, f.defHash = f.premapped[:0], f.defHash[:0] // none yet (mapStrings, defHashOf)
+	if names == nil || !f.graph.ok {
+		return
 	}
-	f.premap(names)
-	f.hashDefs()
+	f.graph.findDecls(f.Types)
+	if secs := names.secs.Load(); secs != nil {
+		f.premap(*secs)
+		f.hashDefs()
+	}
 }
 
 // unmapped is a name hashDefs has no destination offset for.
@@ -214,10 +218,6 @@ const unmapped = ^uint32(0)
 // premap mapped all its names.
 func (f *Fragment) hashDefs() {
 	g := f.graph
-	if !g.ok || len(f.premapped) != len(f.Strs) || len(f.Strs) == 0 {
-		f.defHash = f.defHash[:0] // none (defHashOf)
-		return
-	}
 	n := f.Types.Len()
 	f.defHash = resize(f.defHash, n)
 	f.defOK = resize(f.defOK, (n+63)/64)
@@ -230,8 +230,8 @@ func (f *Fragment) hashDefs() {
 	}
 	for i := range n {
 		w := f.Types.typeAt(i)
-		kind := infoKind(w[1])
-		if kind != KindStruct && kind != KindUnion && kind != KindTypedef || w[0] == 0 {
+		kind, ok := definition(w)
+		if !ok {
 			continue
 		}
 		g.buf = shallowWords(g.buf, w, remap)
@@ -280,18 +280,15 @@ func (g *unitGraph) build(src *Types, strs int) {
 	g.declDone = false
 }
 
-// findDecls sets decl (declDone). On two CPUs it costs the workers more
-// than it saves the splicer, which calls holdsDecl only until a component
-// is found opaque: it is done with the names (namesBesideFrom in package
-// encode).
+// findDecls sets decl (declDone) for a graph that is ok. On two CPUs it
+// costs the workers more than it saves the splicer, which calls holdsDecl
+// only until a component is found opaque: it is done with the names
+// (namesBesideFrom in package encode).
 func (g *unitGraph) findDecls(src *Types) {
 	m := int(g.n) + 2
 	g.decl = resize(g.decl, (m+63)/64)
 	clear(g.decl)
-	g.declDone = g.ok
-	if !g.ok {
-		return
-	}
+	g.declDone = true
 	start := int32(0)
 	for _, end := range g.compEnd {
 		if end-start <= maxKnownCycle {
@@ -738,8 +735,8 @@ func (k *knownSplice) noteDefinitions(u *unitKnown, f *Fragment, remap []uint32)
 	src := f.Types
 	for i := range src.offs {
 		w := src.typeAt(i)
-		kind := infoKind(w[1])
-		if kind != KindStruct && kind != KindUnion && kind != KindTypedef || w[0] == 0 {
+		kind, ok := definition(w)
+		if !ok {
 			continue
 		}
 		name := defKey(remap[w[0]], kind)
@@ -754,6 +751,13 @@ func (k *knownSplice) noteDefinitions(u *unitKnown, f *Fragment, remap []uint32)
 			k.suspect[name] = true
 		}
 	}
+}
+
+// definition returns the kind of w (one type) and whether noteDefinitions
+// records it: a struct, union or typedef with a name.
+func definition(w []uint32) (Kind, bool) {
+	k := infoKind(w[1])
+	return k, (k == KindStruct || k == KindUnion || k == KindTypedef) && w[0] != 0
 }
 
 // defKey is the key of a definition's name (destination offset) in

@@ -27,19 +27,11 @@ func (s *Splicer) ShareNames(h *NameHints) {
 }
 
 // premap notes for each of f's names the destination offset the splicer
-// gave it, when the splicer has interned the same place of a string
-// section already (h shared by ShareNames; nil or not yet shared: none).
-func (f *Fragment) premap(h *NameHints) {
-	f.premapped = f.premapped[:0]
-	if h == nil {
-		return
-	}
-	secs := h.secs.Load()
-	if secs == nil {
-		return
-	}
+// gave it, when the splicer (whose caches secs are) has interned the same
+// place of a string section already.
+func (f *Fragment) premap(secs []strSection) {
 	for _, str := range f.Strs {
-		f.premapped = append(f.premapped, premapName(*secs, str))
+		f.premapped = append(f.premapped, premapName(secs, str))
 	}
 }
 
